@@ -1,0 +1,27 @@
+"""dspk: signal-processing kernels for multichannel arrays, on CPUs and GPUs.
+
+The operations have scipy.signal's names, parameters and results, plus a
+keyword-only ``runtime=``; :mod:`dspk.runtime` chooses where they run.
+
+Examples
+--------
+>>> import numpy as np, scipy.signal, dspk
+>>> sos = scipy.signal.butter(3, [300, 6000], "bandpass", fs=30000, output="sos")
+>>> x = np.random.default_rng(0).standard_normal((384, 3000)).astype(np.float32)
+>>> dspk.sosfiltfilt(sos, x, runtime="cpu").shape
+(384, 3000)
+"""
+
+from importlib.metadata import version as _version
+
+from dspk import runtime
+from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
+from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
+
+__version__ = _version("dspk-core")
+
+__all__ = [
+    "runtime",
+    "sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "lfilter_zi", "sosfilt_zi",
+    "convolve", "correlate", "fftconvolve", "oaconvolve",
+]

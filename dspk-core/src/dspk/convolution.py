@@ -1,0 +1,293 @@
+"""Convolution and correlation with scipy.signal's names, parameters and results.
+
+Every form reduces to one kernel operation, ``convolve``: the full 1-D
+convolution of each channel with a row of taps. Two-dimensional convolution
+sums such 1-D convolutions, one per row of ``in2`` along its shorter axis.
+
+Differences from scipy.signal, all deliberate:
+
+- Arrays of one or two dimensions are supported; more raise ValueError.
+- If either input is float32 the result is float32; scipy would promote a
+  float32 signal convolved with float64 taps to float64.
+- Empty inputs raise ValueError; scipy returns an empty array.
+- ``method`` selects among the runtime's kernels: ``"direct"`` and ``"fft"``
+  restrict the tuner to direct or FFT kernels, ``"auto"`` lets it choose.
+  Integer inputs to ``convolve``/``correlate`` give integer results, rounded
+  from a float64 computation, as scipy's FFT path does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dspk import validation
+from dspk.dispatch import Call
+from dspk.operations import bucket
+from dspk.plugin import Problem, layout_of
+
+__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve"]
+
+_MODES = ("full", "valid", "same")
+_METHODS = ("auto", "direct", "fft")
+
+
+def _take(call: Call, array: Any, name: str) -> Any:
+    if call.backend.is_native(array):
+        return array
+    try:
+        return np.asarray(array)
+    except Exception as exc:
+        raise TypeError(f"{name} must be an array; got {type(array).__name__} ({exc})") from None
+
+
+def _dtypes(in1: Any, in2: Any) -> tuple[np.dtype, np.dtype]:
+    """The computation dtype and, for integer inputs, scipy's integer result dtype."""
+    for name, v in (("in1", in1), ("in2", in2)):
+        if v.dtype.kind == "c":
+            raise TypeError(f"{name} has complex dtype {v.dtype}; dspk convolves real arrays")
+        if v.dtype.kind not in "biuf":
+            raise TypeError(f"{name} has dtype {v.dtype}, which is not a real number type")
+    if np.float32 in (in1.dtype, in2.dtype):
+        return np.dtype("float32"), np.dtype("float32")
+    result = np.result_type(in1.dtype, in2.dtype)
+    return np.dtype("float64"), result
+
+
+def _axes(axes: Any, ndim: int) -> list[int]:
+    if axes is None:
+        return list(range(ndim))
+    listed = [axes] if np.ndim(axes) == 0 else list(axes)
+    checked = [validation.check_axis(a, ndim, "axes") for a in listed]
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"axes={axes!r} names an axis twice")
+    return sorted(checked)
+
+
+def _prepare(in1, in2, mode, axes, runtime):
+    call, in1 = Call.start(runtime, in1, "in1")
+    in2 = _take(call, in2, "in2")
+    validation.choice(mode, _MODES, "mode")
+    if in1.ndim != in2.ndim:
+        raise ValueError(f"in1 and in2 must have the same number of dimensions; "
+                         f"got {in1.ndim} and {in2.ndim}")
+    if not 1 <= in1.ndim <= 2:
+        raise ValueError(f"dspk convolves arrays of 1 or 2 dimensions; got {in1.ndim}")
+    for name, v in (("in1", in1), ("in2", in2)):
+        if v.size == 0:
+            raise ValueError(f"{name} is empty (shape {tuple(v.shape)})")
+    axes = _axes(axes, in1.ndim)
+    for i in set(range(in1.ndim)) - set(axes):
+        if in1.shape[i] != in2.shape[i] and 1 not in (in1.shape[i], in2.shape[i]):
+            raise ValueError(f"in1 and in2 have incompatible shapes {in1.shape} and "
+                             f"{in2.shape} along axis {i}, which is not convolved")
+    swapped = mode == "valid" and not all(in1.shape[i] >= in2.shape[i] for i in axes)
+    if swapped:
+        if not all(in2.shape[i] >= in1.shape[i] for i in axes):
+            raise ValueError("for mode='valid', one input must be at least as large as "
+                             "the other along every convolved axis; got shapes "
+                             f"{in1.shape} and {in2.shape}")
+        in1, in2 = in2, in1
+    return call, in1, in2, axes, swapped
+
+
+def _full_1d(call: Call, x, h, axis: int, method: str):
+    """Full convolution along ``axis`` of 2-D ``x`` with taps ``h`` laid out like ``x``."""
+    other = 1 - axis
+    rows = h.shape[other]
+    if x.shape[other] == 1 and rows > 1:
+        x = x.repeat(rows, axis=other)
+    taps = h if axis == 1 else h.T
+    problem = Problem.make("convolve", x.dtype, x.shape[other], x.shape[axis],
+                           layout_of(x, axis), taps=bucket(taps.shape[1]),
+                           per_channel=rows > 1, method=method)
+    return call.run(problem, x, call.native(taps), axis)
+
+
+def _full(call: Call, x, h, axes: list[int], method: str):
+    if x.ndim == 1:
+        return _full_1d(call, x.reshape(1, -1), h.reshape(1, -1), 1, method).reshape(-1)
+    if len(axes) == 1:
+        return _full_1d(call, x, h, axes[0], method)
+    axis = 1 if h.shape[0] <= h.shape[1] else 0  # the fewest kernel calls
+    other = 1 - axis
+    pieces = [_full_1d(call, x, h[m:m + 1] if other == 0 else h[:, m:m + 1], axis, method)
+              for m in range(h.shape[other])]
+    shape = list(pieces[0].shape)
+    shape[other] = x.shape[other] + h.shape[other] - 1
+    out = call.backend.asarray(np.zeros(shape, dtype=x.dtype))
+    for m, piece in enumerate(pieces):
+        index = [slice(None), slice(None)]
+        index[other] = slice(m, m + x.shape[other])
+        out[tuple(index)] += piece
+    return out
+
+
+def _crop(full, in1_shape, in2_shape, axes, mode):
+    """scipy's output size: 'same' centres every axis on ``in1`` (broadcast axes too)."""
+    if mode == "full":
+        return full
+    index = []
+    for i, size in enumerate(full.shape):
+        if mode == "same":
+            keep = in1_shape[i]
+        elif i in axes:
+            keep = in1_shape[i] - in2_shape[i] + 1
+        else:
+            keep = size
+        start = (size - keep) // 2
+        index.append(slice(start, start + keep))
+    return full[tuple(index)]
+
+
+def _convolve(in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
+    call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime)
+    dtype, result = _dtypes(in1, in2)
+    x = in1.astype(dtype, copy=False)
+    h = in2.astype(dtype, copy=False)
+    if reverse:
+        h = h[(slice(None, None, -1),) * h.ndim]
+    out = _crop(_full(call, call.native(x), h, axes, method), in1.shape, in2.shape, axes, mode)
+    if reverse and swapped:  # correlation is not symmetric: undo the swap
+        out = out[(slice(None, None, -1),) * out.ndim]
+    if integer_result and result.kind in "biu":
+        out = out.round().astype(result)
+    return call.give_back(out)
+
+
+def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
+    """Convolve two N-dimensional arrays.
+
+    As :func:`scipy.signal.convolve`, for arrays of one or two dimensions.
+
+    Parameters
+    ----------
+    in1 : array_like
+        First input.
+    in2 : array_like
+        Second input. Should have the same number of dimensions as ``in1``.
+    mode : str {'full', 'valid', 'same'}, optional
+        The size of the output, as in scipy.
+    method : str {'auto', 'direct', 'fft'}, optional
+        Which kernels the tuner may choose from.
+    runtime : str, optional
+        The runtime to run on (see :mod:`dspk.runtime`).
+
+    Returns
+    -------
+    convolve : array
+        The discrete linear convolution of ``in1`` with ``in2``.
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> dspk.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    array([0. , 1. , 2.5, 4. , 1.5])
+    """
+    validation.choice(method, _METHODS, "method")
+    return _convolve(in1, in2, mode, None, method, runtime, integer_result=True)
+
+
+def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
+    """Cross-correlate two N-dimensional arrays.
+
+    As :func:`scipy.signal.correlate`, for real arrays of one or two dimensions.
+
+    Parameters
+    ----------
+    in1 : array_like
+        First input.
+    in2 : array_like
+        Second input. Should have the same number of dimensions as ``in1``.
+    mode : str {'full', 'valid', 'same'}, optional
+        The size of the output, as in scipy.
+    method : str {'auto', 'direct', 'fft'}, optional
+        Which kernels the tuner may choose from.
+    runtime : str, optional
+        The runtime to run on (see :mod:`dspk.runtime`).
+
+    Returns
+    -------
+    correlate : array
+        The cross-correlation of ``in1`` with ``in2``.
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> dspk.correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    array([0.5, 2. , 3.5, 3. , 0. ])
+    """
+    validation.choice(method, _METHODS, "method")
+    return _convolve(in1, in2, mode, None, method, runtime, integer_result=True, reverse=True)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
+    """Convolve two N-dimensional arrays using FFT.
+
+    As :func:`scipy.signal.fftconvolve`, for arrays of one or two dimensions:
+    the runtime's FFT kernels only.
+
+    Parameters
+    ----------
+    in1 : array_like
+        First input.
+    in2 : array_like
+        Second input. Should have the same number of dimensions as ``in1``.
+    mode : str {'full', 'valid', 'same'}, optional
+        The size of the output, as in scipy.
+    axes : int or array_like of ints or None, optional
+        Axes over which to convolve; the default is all axes. Along the
+        other axes the inputs must be equal in size or of size 1.
+    runtime : str, optional
+        The runtime to run on (see :mod:`dspk.runtime`).
+
+    Returns
+    -------
+    out : array
+        The discrete linear convolution of ``in1`` with ``in2``.
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> x = np.random.default_rng(0).standard_normal((3, 100))
+    >>> h = np.hanning(9)[None, :]
+    >>> dspk.fftconvolve(x, h, mode="same", axes=1).shape
+    (3, 100)
+    """
+    return _convolve(in1, in2, mode, axes, "fft", runtime, integer_result=False)
+
+
+def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
+    """Convolve two N-dimensional arrays using the overlap-add method.
+
+    As :func:`scipy.signal.oaconvolve`, for arrays of one or two dimensions:
+    the runtime's FFT kernels only, which split long signals into overlapping
+    blocks as the tuner sees fit.
+
+    Parameters
+    ----------
+    in1 : array_like
+        First input.
+    in2 : array_like
+        Second input. Should have the same number of dimensions as ``in1``.
+    mode : str {'full', 'valid', 'same'}, optional
+        The size of the output, as in scipy.
+    axes : int or array_like of ints or None, optional
+        Axes over which to convolve; the default is all axes.
+    runtime : str, optional
+        The runtime to run on (see :mod:`dspk.runtime`).
+
+    Returns
+    -------
+    out : array
+        The discrete linear convolution of ``in1`` with ``in2``.
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> x = np.random.default_rng(0).standard_normal((2, 4000)).astype(np.float32)
+    >>> dspk.oaconvolve(x, np.ones((1, 65)) / 65, axes=-1).dtype
+    dtype('float32')
+    """
+    return _convolve(in1, in2, mode, axes, "fft", runtime, integer_result=False)

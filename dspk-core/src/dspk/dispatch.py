@@ -1,0 +1,116 @@
+"""The path of every call: runtime, array kind, 2-D view, kernel choice, run.
+
+An operation in :mod:`dspk.filtering` or :mod:`dspk.convolution` validates
+its arguments, then uses these helpers, so that every operation treats
+runtimes and array kinds the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dspk.plugin import Backend, Problem, layout_of
+from dspk.runtime import resolve
+from dspk.tuning.tuner import choose
+
+
+@dataclass
+class Call:
+    """One call's runtime, and how to give results back in the caller's kind.
+
+    Parameters
+    ----------
+    backend : dspk.plugin.Backend
+        The runtime the call runs on.
+    native_in : bool
+        Whether the caller passed the runtime's native arrays (then results
+        stay native; otherwise they come back as NumPy arrays).
+    """
+
+    backend: Backend
+    native_in: bool
+
+    @classmethod
+    def start(cls, runtime: str | None, x: Any, name: str) -> tuple[Call, Any]:
+        """Resolve the runtime and take the signal ``x`` as an array the checks can read."""
+        backend = resolve(runtime)
+        if backend.is_native(x):
+            return cls(backend, True), x
+        try:
+            return cls(backend, False), np.asarray(x)
+        except Exception as exc:
+            raise TypeError(f"{name} must be an array; got {type(x).__name__} ({exc})") from None
+
+    def native(self, array: Any) -> Any:
+        """An array as the runtime's native type (coefficients, signals)."""
+        if array is None or self.backend.is_native(array):
+            return array
+        return self.backend.asarray(np.ascontiguousarray(array))
+
+    def give_back(self, array: Any) -> Any:
+        """A result in the kind of array the caller passed."""
+        if array is None or self.native_in:
+            return array
+        return self.backend.to_numpy(array)
+
+    def run(self, problem: Problem, *args: Any) -> Any:
+        """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``."""
+        return choose(self.backend, problem, args).run(*args)
+
+
+@dataclass
+class Signal2D:
+    """A signal of any dimension seen as 2-D: channels by samples.
+
+    1-D signals become one channel; 2-D signals keep their memory layout
+    (no copy, no transpose); signals of more dimensions put the time axis
+    last and fold the others into channels.
+
+    Parameters
+    ----------
+    array : array
+        The 2-D view, time along ``axis``.
+    axis : int
+        0 or 1.
+    restore : callable
+        Gives a 2-D result (time length may differ) the caller's shape back.
+    other_shape : tuple
+        The caller's shape without the time axis.
+    """
+
+    array: Any
+    axis: int
+    restore: Callable[[Any], Any]
+    other_shape: tuple[int, ...]
+
+    @classmethod
+    def of(cls, x: Any, axis: int) -> Signal2D:
+        """The 2-D view of ``x`` with its time axis ``axis`` (already in range)."""
+        other = tuple(s for i, s in enumerate(x.shape) if i != axis)
+        if x.ndim == 1:
+            return cls(x.reshape(1, -1), 1, lambda y: y.reshape(-1), other)
+        if x.ndim == 2:
+            return cls(x, axis, lambda y: y, other)
+        order = [i for i in range(x.ndim) if i != axis] + [axis]
+        back = np.argsort(order).tolist()
+        folded = x.transpose(order).reshape(-1, x.shape[axis])
+        return cls(folded, 1, lambda y: y.reshape(*other, y.shape[-1]).transpose(back), other)
+
+    @property
+    def channels(self) -> int:
+        """Size of the non-time axis."""
+        return self.array.shape[1 - self.axis]
+
+    @property
+    def samples(self) -> int:
+        """Size of the time axis."""
+        return self.array.shape[self.axis]
+
+    def problem(self, op: str, **params: Any) -> Problem:
+        """The tuning problem of running ``op`` on this signal."""
+        return Problem.make(op, self.array.dtype, self.channels, self.samples,
+                            layout_of(self.array, self.axis), **params)

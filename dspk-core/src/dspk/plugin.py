@@ -1,0 +1,265 @@
+"""What a runtime plugin implements: the whole surface a runtime author learns.
+
+A runtime package imports this module and nothing else of dspk. It declares
+itself with a :class:`RuntimeSpec` from the ``dspk_register_runtimes`` hook
+(see :mod:`dspk.hookspec`), and its ``load`` target returns a :class:`Backend`.
+
+Kernel calling conventions
+--------------------------
+The core validates and normalises every argument before a kernel runs, so a
+kernel sees only well-formed input: ``x`` is a 2-D native array whose time axis
+is ``axis`` (0 or 1, either memory order, maybe strided); coefficients are
+native arrays of ``x``'s dtype; ``sos[:, 3] == 1`` and ``a[0] == 1``; ``b`` and
+``a`` have one length ``K``. ``C`` below is the size of the non-time axis.
+
+============  ==============================================================
+operation     kernel call and result
+============  ==============================================================
+sosfilt       ``run(sos, x, axis, zi) -> (y, zf)``; ``zi`` is None or
+              ``(n_sections, C, 2)``; ``zf`` is None when ``zi`` is.
+lfilter       ``run(b, a, x, axis, zi) -> (y, zf)``; ``zi`` is None or
+              ``(C, K - 1)``.
+sosfiltfilt   ``run(sos, x, axis, padtype, padlen, zi) -> y``; ``zi`` is
+              ``sosfilt_zi(sos)``, shape ``(n_sections, 2)``; ``padtype`` is
+              ``"odd"``, ``"even"``, ``"constant"`` or None; ``padlen`` is
+              checked to be below the signal length.
+filtfilt      ``run(b, a, x, axis, padtype, padlen, zi) -> y``; ``zi`` is
+              ``lfilter_zi(b, a)``, shape ``(K - 1,)``.
+convolve      ``run(x, h, axis) -> y``: the full convolution of every channel
+              with its row of ``h``, shape ``(1 or C, k)``; ``y`` has
+              ``n + k - 1`` samples and ``x``'s layout.
+============  ==============================================================
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pluggy
+
+#: Version of the plugin interface. It rises when a hook, a kernel calling
+#: convention or a :class:`Backend` method changes incompatibly; the core
+#: refuses a plugin that declares another version.
+API_VERSION = 1
+
+#: Marks a plugin's hook implementations (see :mod:`dspk.hookspec`).
+hookimpl = pluggy.HookimplMarker("dspk")
+
+#: Memory layouts of a 2-D signal, by which axis is contiguous.
+LAYOUTS = ("channel-major", "sample-major")
+
+
+class DeviceUnavailable(RuntimeError):
+    """Raised by a backend's constructor when it cannot open a device.
+
+    Its message is the probe's reason, shown to users as it is.
+    """
+
+
+@dataclass(frozen=True)
+class RuntimeSpec:
+    """A runtime as its plugin declares it, before anything heavy is imported.
+
+    Parameters
+    ----------
+    name : str
+        Lower-case identifier, such as ``"cuda"``.
+    priority : int
+        Higher runs first in :func:`dspk.runtime.available`. dspk's own use
+        cuda 400, hip 300, wgpu 200, cpu 100.
+    is_gpu : bool
+        Whether the runtime computes on a GPU.
+    load : str
+        ``"module:attribute"`` of a callable that imports the runtime's
+        heavy dependencies, probes its device and returns a :class:`Backend`,
+        or raises :class:`DeviceUnavailable` with the reason.
+    api_version : int
+        The :data:`API_VERSION` the plugin was written against.
+
+    Examples
+    --------
+    >>> RuntimeSpec("toy", priority=50, is_gpu=False, load="toy:Backend").name
+    'toy'
+    """
+
+    name: str
+    priority: int
+    is_gpu: bool
+    load: str
+    api_version: int = API_VERSION
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a kernel choice depends on: the tuning cache's key.
+
+    Parameters
+    ----------
+    op : str
+        Operation name, such as ``"sosfilt"``.
+    dtype : str
+        ``"float32"`` or ``"float64"``.
+    channels, samples : int
+        Size of the non-time axis and of the time axis.
+    layout : str
+        One of :data:`LAYOUTS`.
+    params : tuple of (str, object)
+        Sorted extra parameters that change which variants are valid or
+        which is fastest (section count, tap bucket, method).
+
+    Examples
+    --------
+    >>> p = Problem.make("sosfilt", "float32", 4, 512, "channel-major", sections=3)
+    >>> p.param("sections")
+    3
+    """
+
+    op: str
+    dtype: str
+    channels: int
+    samples: int
+    layout: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, op, dtype, channels, samples, layout, **params) -> Problem:
+        """Build a problem with its parameters sorted by name."""
+        return cls(op, str(np.dtype(dtype)), int(channels), int(samples), layout,
+                   tuple(sorted(params.items())))
+
+    def param(self, name: str, default: Any = None) -> Any:
+        """The value of one extra parameter."""
+        return dict(self.params).get(name, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready description."""
+        return {"op": self.op, "dtype": self.dtype, "channels": self.channels,
+                "samples": self.samples, "layout": self.layout,
+                "params": dict(self.params)}
+
+
+def _always(problem: Problem) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kernel that computes an operation.
+
+    Parameters
+    ----------
+    name : str
+        Unique within the operation, such as ``"numba-channel-blocks"``.
+    run : callable
+        Follows the operation's kernel calling convention (module docstring).
+    source : str
+        Identifies the kernel's code (see :func:`source_hash`): when it
+        changes, only this variant's tuning results are measured again.
+    supports : callable
+        ``supports(problem) -> bool``; a variant that returns False is never
+        chosen for that problem.
+    """
+
+    name: str
+    run: Callable[..., Any]
+    source: str
+    supports: Callable[[Problem], bool] = field(default=_always, compare=False)
+
+
+def source_hash(*parts: Any) -> str:
+    """A short hash of kernel code: functions, modules or strings.
+
+    Examples
+    --------
+    >>> len(source_hash("kernel text"))
+    16
+    """
+    digest = hashlib.sha256()
+    for part in parts:
+        text = part if isinstance(part, str) else inspect.getsource(part)
+        digest.update(text.encode())
+    return digest.hexdigest()[:16]
+
+
+def layout_of(x: Any, axis: int) -> str:
+    """The layout of a 2-D array with time axis ``axis``, from its strides.
+
+    Examples
+    --------
+    >>> layout_of(np.zeros((3, 8)), axis=1)
+    'channel-major'
+    >>> layout_of(np.zeros((3, 8)), axis=0)
+    'sample-major'
+    """
+    other = 1 - axis
+    if abs(x.strides[axis]) <= abs(x.strides[other]):
+        return "channel-major"
+    return "sample-major"
+
+
+class Backend(abc.ABC):
+    """A runtime opened on its device: kernels, a timer and array conversion.
+
+    A backend is created once per process, on first use, by the
+    :class:`RuntimeSpec`'s ``load`` target; creating it may import heavy
+    libraries and must raise :class:`DeviceUnavailable` when there is no
+    device.
+    """
+
+    #: The runtime's name, as in its :class:`RuntimeSpec`.
+    name: str
+
+    @abc.abstractmethod
+    def device(self) -> str:
+        """A one-line description of the device, for ``dspk info``."""
+
+    @abc.abstractmethod
+    def fingerprint(self) -> Mapping[str, str]:
+        """What identifies the device for the tuning cache.
+
+        Model, driver and library versions; never a device index, so that a
+        cache stays valid when devices are renumbered.
+        """
+
+    @abc.abstractmethod
+    def variants(self, op: str) -> Sequence[Variant]:
+        """The kernels of an operation, the default (used untuned) first.
+
+        An empty sequence means the runtime does not implement ``op``.
+        """
+
+    def asarray(self, x: np.ndarray) -> Any:
+        """Move a NumPy array to the runtime's native array type."""
+        return x
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """Bring a native array back to NumPy."""
+        return np.asarray(x)
+
+    def is_native(self, x: Any) -> bool:
+        """Whether ``x`` is already the runtime's native array type."""
+        return isinstance(x, np.ndarray)
+
+    def prepare(self, variant: Variant, problem: Problem) -> None:
+        """Compile or warm up a kernel ahead of timing; nothing by default."""
+
+    def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
+        """Seconds per run of ``call``, ``repeat`` times, after one warm-up.
+
+        The default uses :func:`time.perf_counter`; a GPU backend overrides
+        it to synchronise the device or read events.
+        """
+        call()
+        seconds = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            call()
+            seconds.append(time.perf_counter() - start)
+        return seconds

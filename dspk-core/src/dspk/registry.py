@@ -1,0 +1,176 @@
+"""Finds runtime plugins through entry points and opens their backends lazily.
+
+Discovery imports each plugin's small registration module and collects the
+:class:`~dspk.plugin.RuntimeSpec` objects it declares; no runtime's heavy
+dependencies are imported until :meth:`Registry.open` first needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import threading
+import warnings
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+
+import pluggy
+
+from dspk import hookspec
+from dspk.plugin import API_VERSION, Backend, DeviceUnavailable, RuntimeSpec
+
+ENTRY_POINT_GROUP = "dspk.runtimes"
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class PluginError(RuntimeError):
+    """A runtime plugin could not be loaded or declared something invalid."""
+
+
+class PluginWarning(RuntimeWarning):
+    """A runtime plugin was skipped; ``DSPK_STRICT_RUNTIMES=1`` makes it an error."""
+
+
+class RuntimeUnavailableError(RuntimeError):
+    """A runtime that was asked for cannot open a device here."""
+
+
+@dataclass
+class _Opened:
+    backend: Backend | None
+    reason: str | None
+
+
+class Registry:
+    """The runtimes this process knows, in preference order.
+
+    Parameters
+    ----------
+    specs : list of RuntimeSpec
+        Valid, uniquely named runtimes.
+    problems : list of str
+        Why each skipped plugin or declaration was skipped.
+    """
+
+    def __init__(self, specs: list[RuntimeSpec], problems: list[str]):
+        self.specs = sorted(specs, key=lambda s: (-s.priority, s.name))
+        self.problems = problems
+        self._opened: dict[str, _Opened] = {}
+        self._lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        """Runtime names, highest priority first."""
+        return [spec.name for spec in self.specs]
+
+    def spec(self, name: str) -> RuntimeSpec:
+        """The declaration of one runtime."""
+        return next(spec for spec in self.specs if spec.name == name)
+
+    def probe(self, name: str) -> _Opened:
+        """Open a runtime once per process; remember its backend or reason."""
+        with self._lock:
+            if name not in self._opened:
+                self._opened[name] = _load(self.spec(name))
+            return self._opened[name]
+
+    def open(self, name: str) -> Backend:
+        """The backend of ``name``, or an error that says why there is none."""
+        opened = self.probe(name)
+        if opened.backend is None:
+            usable = [n for n in self.names() if n != name and self.probe(n).backend]
+            raise RuntimeUnavailableError(
+                f"runtime {name!r} cannot open a device: {opened.reason}. "
+                f"Runtimes that can run here: {', '.join(usable) or 'none'}.")
+        return opened.backend
+
+
+def _load(spec: RuntimeSpec) -> _Opened:
+    module_name, _, attribute = spec.load.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+        return _Opened(factory(), None)
+    except DeviceUnavailable as exc:
+        return _Opened(None, str(exc))
+    except Exception as exc:  # a broken runtime must not take the host down
+        return _Opened(None, f"{type(exc).__name__}: {exc}")
+
+
+def _spec_problem(spec: object, taken: dict[str, str], plugin: str) -> str | None:
+    if not isinstance(spec, RuntimeSpec):
+        return f"plugin {plugin!r} registered {spec!r}, which is not a RuntimeSpec"
+    if not isinstance(spec.name, str) or not _NAME.match(spec.name):
+        return (f"plugin {plugin!r} declared the runtime name {spec.name!r}; "
+                "names are lower-case letters, digits and '_', starting with a letter")
+    if spec.name in taken:
+        return (f"plugin {plugin!r} declared the runtime {spec.name!r}, "
+                f"which plugin {taken[spec.name]!r} already declared")
+    if spec.api_version != API_VERSION:
+        return (f"plugin {plugin!r} declared runtime {spec.name!r} for plugin API "
+                f"version {spec.api_version!r}; this dspk speaks version {API_VERSION}")
+    if type(spec.priority) is not int or type(spec.is_gpu) is not bool:
+        return (f"plugin {plugin!r} declared runtime {spec.name!r} with priority "
+                f"{spec.priority!r} and is_gpu {spec.is_gpu!r}; they must be int and bool")
+    if not isinstance(spec.load, str) or ":" not in spec.load:
+        return (f"plugin {plugin!r} declared runtime {spec.name!r} with load "
+                f"{spec.load!r}; it must read 'module:attribute'")
+    return None
+
+
+def discover() -> Registry:
+    """Collect the runtimes of every installed plugin.
+
+    A plugin that fails to import, raises from its hook or declares an
+    invalid runtime is skipped with a :class:`PluginWarning`, or raises
+    :class:`PluginError` when ``DSPK_STRICT_RUNTIMES=1``.
+    """
+    manager = pluggy.PluginManager("dspk")
+    manager.add_hookspecs(hookspec)
+    problems: list[str] = []
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            manager.register(entry.load(), name=entry.name)
+        except Exception as exc:
+            problems.append(f"plugin {entry.name!r} ({entry.value}) failed to load: "
+                            f"{type(exc).__name__}: {exc}")
+    declared: list[tuple[str, object]] = []
+    for impl in manager.hook.dspk_register_runtimes.get_hookimpls():
+        found: list[object] = []
+        try:
+            impl.function(register=found.append)
+        except Exception as exc:
+            problems.append(f"plugin {impl.plugin_name!r} raised while registering: "
+                            f"{type(exc).__name__}: {exc}")
+            continue
+        declared.extend((impl.plugin_name, spec) for spec in found)
+    # On a name clash the plugin whose entry point bears the runtime's name
+    # keeps it, then the first plugin by name: never an accident of order.
+    declared.sort(key=lambda item: (getattr(item[1], "name", None) != item[0], item[0]))
+    specs: list[RuntimeSpec] = []
+    taken: dict[str, str] = {}
+    for plugin, spec in declared:
+        problem = _spec_problem(spec, taken, plugin)
+        if problem:
+            problems.append(problem)
+        else:
+            taken[spec.name] = plugin
+            specs.append(spec)
+    strict = os.environ.get("DSPK_STRICT_RUNTIMES", "") == "1"
+    for problem in problems:
+        if strict:
+            raise PluginError(f"dspk: {problem} (DSPK_STRICT_RUNTIMES=1)")
+        warnings.warn(f"dspk: {problem}; it is skipped", PluginWarning, stacklevel=2)
+    return Registry(specs, problems)
+
+
+_registry: Registry | None = None
+_registry_lock = threading.Lock()
+
+
+def registry() -> Registry:
+    """The process's registry, discovered on first call."""
+    global _registry
+    with _registry_lock:
+        if _registry is None:
+            _registry = discover()
+        return _registry

@@ -1,0 +1,270 @@
+"""Compute runtime choice.
+
+Every call that runs on a device uses, in order: its ``runtime=`` argument,
+the runtime chosen with :func:`using` or :func:`set`, the ``DSPK_RUNTIME``
+environment variable, the first compiled-in runtime (GPUs first).
+
+"Compiled in" means installed: a runtime package whose plugin registered.
+A runtime that was asked for by name, through any of the first three, never
+falls back: when it cannot open a device, the call raises
+:class:`RuntimeUnavailableError` with the probe's reason. Only the last
+step, the default, passes over an installed runtime that has no device here,
+with a warning that says why.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import contextvars
+import os
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+
+from dspk.registry import RuntimeUnavailableError, registry
+
+__all__ = ["autotune", "available", "current", "set", "using", "info",
+           "RuntimeUnavailableError"]
+
+_chosen: str | None = None
+_scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "dspk_runtime", default=None)
+_warned_default: builtins.set[str] = builtins.set()
+
+
+def available() -> list[str]:
+    """Names of the runtimes compiled into this build, in preference order (GPUs first).
+
+    Returns
+    -------
+    list of str
+        Runtime names, such as ``["cuda", "wgpu", "cpu"]``.
+
+    Examples
+    --------
+    >>> import dspk
+    >>> names = dspk.runtime.available()
+    """
+    return registry().names()
+
+
+def validate_name(name: object, what: str = "runtime") -> str:
+    """``name`` if it is a runtime of this build, else a ValueError that lists them."""
+    names = available()
+    if name not in names:
+        raise ValueError(f"{what} {name!r} is not a runtime of this build; "
+                         f"available runtimes: {', '.join(names) or 'none'}")
+    return name  # type: ignore[return-value]
+
+
+def _explicit() -> str | None:
+    """The runtime named by using(), set() or DSPK_RUNTIME, if any."""
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
+    if _chosen is not None:
+        return _chosen
+    env = os.environ.get("DSPK_RUNTIME") or None
+    if env is not None:
+        return validate_name(env, "DSPK_RUNTIME")
+    return None
+
+
+def _default() -> str:
+    reg = registry()
+    for name in reg.names():
+        opened = reg.probe(name)
+        if opened.backend is not None:
+            return name
+        if name not in _warned_default:
+            _warned_default.add(name)
+            warnings.warn(f"dspk: runtime {name!r} is installed but cannot open a "
+                          f"device ({opened.reason}); the default passes over it",
+                          RuntimeWarning, stacklevel=4)
+    raise RuntimeUnavailableError(
+        "no installed dspk runtime can open a device here: "
+        + "; ".join(f"{n}: {reg.probe(n).reason}" for n in reg.names()))
+
+
+def current() -> str:
+    """The runtime calls use when they are not given runtime=.
+
+    The one chosen with :func:`using` or :func:`set`, else the
+    ``DSPK_RUNTIME`` environment variable, else the first of
+    :func:`available` that can open a device here.
+
+    Returns
+    -------
+    str
+        A runtime name.
+
+    Raises
+    ------
+    ValueError
+        When ``DSPK_RUNTIME`` names a runtime that is unknown or not compiled in.
+    """
+    return _explicit() or _default()
+
+
+def set(name: str | None) -> None:
+    """Chooses the runtime of every later call that is not given runtime=.
+
+    Parameters
+    ----------
+    name : str or None
+        A runtime from :func:`available` (``"cuda"``, ``"hip"``, ``"wgpu"``,
+        ``"cpu"``), or None to go back to the default (``DSPK_RUNTIME``, else
+        the first available).
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is unknown or not compiled into this build.
+
+    Examples
+    --------
+    >>> import dspk
+    >>> dspk.runtime.set("cpu")
+    >>> dspk.runtime.current()
+    'cpu'
+    >>> dspk.runtime.set(None)
+    """
+    global _chosen
+    _chosen = None if name is None else validate_name(name, "runtime")
+
+
+@contextlib.contextmanager
+def using(name: str) -> Iterator[str]:
+    """Run the calls in a ``with`` block on one runtime.
+
+    The choice lives in a :mod:`contextvars` variable, so it stays within
+    the thread or asyncio task that made it, and it takes precedence over
+    :func:`set` there.
+
+    Parameters
+    ----------
+    name : str
+        A runtime from :func:`available`.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is unknown or not compiled into this build.
+
+    Examples
+    --------
+    >>> import dspk
+    >>> with dspk.runtime.using("cpu"):
+    ...     dspk.runtime.current()
+    'cpu'
+    """
+    token = _scoped.set(validate_name(name, "runtime"))
+    try:
+        yield name
+    finally:
+        _scoped.reset(token)
+
+
+def resolve(runtime: str | None = None):
+    """The backend a call runs on, following the documented order.
+
+    Parameters
+    ----------
+    runtime : str or None
+        A call's ``runtime=`` argument.
+
+    Returns
+    -------
+    dspk.plugin.Backend
+    """
+    name = validate_name(runtime, "runtime") if runtime is not None else _explicit()
+    if name is None:
+        name = _default()
+    return registry().open(name)
+
+
+def info() -> list[dict]:
+    """Each installed runtime with its device, or the reason it has none.
+
+    Opening a runtime imports its libraries and probes its device.
+
+    Returns
+    -------
+    list of dict
+        One per runtime, in preference order, with keys ``name``,
+        ``priority``, ``is_gpu``, ``device`` (None when unavailable) and
+        ``reason`` (None when available).
+
+    Examples
+    --------
+    >>> import dspk
+    >>> [row["device"] is not None for row in dspk.runtime.info() if row["name"] == "cpu"]
+    [True]
+    """
+    reg = registry()
+    rows = []
+    for spec in reg.specs:
+        opened = reg.probe(spec.name)
+        rows.append({"name": spec.name, "priority": spec.priority,
+                     "is_gpu": spec.is_gpu,
+                     "device": opened.backend.device() if opened.backend else None,
+                     "reason": opened.reason})
+    return rows
+
+
+def autotune(runtime: str | None = None,
+             channels: Sequence[int] = (32, 64, 128, 384),
+             samples: Sequence[int] = (8192, 32768, 131072, 524288),
+             ) -> dict[str, dict[str, float]]:
+    """Tunes the operations on this machine's devices ahead of time, and compiles their kernels.
+
+    An operation benchmarks its kernels the first time it meets a device and
+    problem size, which can stall a first run. This does that work now, over
+    a grid of common sizes, and saves the results for every later process. A
+    size off the grid still tunes when it is first met.
+
+    Parameters
+    ----------
+    runtime : str, default None
+        One runtime to tune; by default every runtime compiled in that can
+        open a device here.
+    channels : list of int, default [32, 64, 128, 384]
+        Channel counts to tune.
+    samples : list of int, default [8192, 32768, 131072, 524288]
+        Samples per channel to tune.
+
+    Returns
+    -------
+    dict
+        Per runtime tuned, ``{"sizes": int, "seconds": float}``. ``sizes``
+        counts the tuning-cache entries the run made sure of: one per
+        operation, dtype, layout, operation parameter set (such as a section
+        count or tap count) and grid point that the runtime supports, whether
+        it was measured now or already cached.
+
+    Raises
+    ------
+    ValueError
+        When ``runtime`` is not one of this build's runtimes.
+
+    Examples
+    --------
+    >>> import dspk
+    >>> dspk.runtime.autotune(channels=[4], samples=[512], runtime="cpu")  # doctest: +ELLIPSIS
+    {'cpu': {'sizes': ..., 'seconds': ...}}
+    """
+    from dspk.tuning.tuner import tune_grid
+
+    reg = registry()
+    if runtime is not None:
+        targets = [(validate_name(runtime, "runtime"), reg.open(runtime))]
+    else:
+        targets = [(name, reg.probe(name).backend) for name in reg.names()]
+        targets = [(name, backend) for name, backend in targets if backend is not None]
+    results = {}
+    for name, backend in targets:
+        start = time.perf_counter()
+        sizes = tune_grid(backend, list(channels), list(samples))
+        results[name] = {"sizes": sizes, "seconds": time.perf_counter() - start}
+    return results

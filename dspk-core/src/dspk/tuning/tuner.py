@@ -1,0 +1,256 @@
+"""Chooses the kernel variant for a problem: from the cache, or by timing.
+
+``DSPK_TUNING`` (read on each call) sets the policy:
+
+``on`` (default)
+    Use the cache; time what it lacks and write the result.
+``readonly``
+    Use the cache; where it lacks a problem, use the default variant (the
+    runtime's first) and write nothing.
+``off``
+    Always the default variant: deterministic, nothing read or written.
+
+A problem met for the first time is tuned within ``DSPK_TUNING_BUDGET``
+seconds (default 2). Variants are timed in the order of the nearest tuned
+size's ranking, and the nearest size's winner stays unless another variant is
+faster by more than :data:`MARGIN`, so choices don't flip between sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import os
+import statistics
+import threading
+import time
+import warnings
+from importlib.metadata import version
+
+import filelock
+import numpy as np
+from tqdm.auto import tqdm
+
+from dspk.operations import OPERATIONS
+from dspk.plugin import LAYOUTS, Backend, Problem, Variant
+from dspk.tuning.store import TuningStore, cache_root
+
+MODES = ("on", "readonly", "off")
+#: A challenger must be this much faster to displace the incumbent.
+MARGIN = 0.03
+_AUTOTUNE_BUDGET = 30.0
+
+_chosen: dict[tuple[str, str, Problem], str] = {}
+_forced: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("dspk_forced",
+                                                                         default={})
+_stores: dict[str, TuningStore] = {}
+_lock = threading.Lock()
+
+
+def _mode() -> str:
+    mode = os.environ.get("DSPK_TUNING", "on")
+    if mode not in MODES:
+        raise ValueError(f"DSPK_TUNING={mode!r} is not one of {', '.join(MODES)}")
+    return mode
+
+
+def _budget() -> float:
+    text = os.environ.get("DSPK_TUNING_BUDGET", "2")
+    try:
+        budget = float(text)
+    except ValueError:
+        budget = math.nan
+    if not budget >= 0:
+        raise ValueError(f"DSPK_TUNING_BUDGET={text!r} is not a number of seconds >= 0")
+    return budget
+
+
+def store_for(backend: Backend) -> TuningStore:
+    """The tuning store of a backend, under the current cache root."""
+    store = TuningStore(backend.name, backend.fingerprint())
+    with _lock:
+        return _stores.setdefault(str(store.directory), store)
+
+
+def valid_variants(backend: Backend, problem: Problem) -> list[Variant]:
+    """The backend's variants that support ``problem``, default first."""
+    variants = [v for v in backend.variants(problem.op) if v.supports(problem)]
+    if not variants:
+        raise NotImplementedError(
+            f"runtime {backend.name!r} has no kernel for {problem.op} with "
+            f"{dict(problem.params) or 'these arguments'}")
+    return variants
+
+
+def choose(backend: Backend, problem: Problem, args: tuple | None = None) -> Variant:
+    """The variant to run ``problem`` with on ``backend``.
+
+    Parameters
+    ----------
+    backend : dspk.plugin.Backend
+    problem : dspk.plugin.Problem
+    args : tuple, optional
+        The call's own kernel arguments, used for timing when the problem is
+        not cached yet; by default representative random arguments.
+    """
+    variants = valid_variants(backend, problem)
+    forced = _forced.get().get(problem.op)
+    if forced is not None:
+        match = [v for v in variants if v.name == forced]
+        if not match:
+            raise NotImplementedError(f"variant {forced!r} of {backend.name!r} does not "
+                                      f"support {problem}")
+        return match[0]
+    mode = _mode()
+    if len(variants) == 1 or mode == "off":
+        return variants[0]
+    memo = (str(cache_root()), backend.name, problem)
+    by_name = {v.name: v for v in variants}
+    if _chosen.get(memo) in by_name:
+        return by_name[_chosen[memo]]
+    winner = _tuned_winner(backend, problem, variants, args, mode, _budget())
+    _chosen[memo] = winner
+    return by_name[winner]
+
+
+@contextlib.contextmanager
+def forced_variant(op: str, name: str):
+    """Run ``op`` with the variant ``name`` in this block, whatever the tuner would pick.
+
+    For tests that check every variant against the reference; a problem the
+    variant does not support raises NotImplementedError.
+    """
+    token = _forced.set({**_forced.get(), op: name})
+    try:
+        yield
+    finally:
+        _forced.reset(token)
+
+
+def _stale(entry: dict | None, variants: list[Variant], untimed: bool) -> list[Variant]:
+    """Variants without a current timing (or, with ``untimed``, with one left out)."""
+    timings = (entry or {}).get("timings", {})
+    return [v for v in variants
+            if v.name not in timings or timings[v.name]["source"] != v.source
+            or (untimed and timings[v.name]["seconds"] is None
+                and "error" not in timings[v.name])]
+
+
+def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False) -> str:
+    store = store_for(backend)
+    entry = store.load(problem)
+    if not _stale(entry, variants, untimed):
+        return _winner(entry["timings"], variants, incumbent=entry.get("winner"))
+    if mode == "readonly":
+        return variants[0].name
+    path = store.path(problem)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.SoftFileLock(str(path) + ".lock", timeout=budget)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        lock = None  # another process holds it, or a crash left it: tune anyway
+    try:
+        entry = store.load(problem)  # another process may have finished meanwhile
+        stale = _stale(entry, variants, untimed)
+        timings = dict((entry or {}).get("timings", {}))
+        incumbent = (entry or {}).get("winner")
+        if stale:
+            ranked, nearest_winner = _nearest_ranking(store, problem)
+            incumbent = incumbent or nearest_winner
+            stale.sort(key=lambda v: ranked.index(v.name) if v.name in ranked else len(ranked))
+            timings.update(_measure(backend, problem, stale, args, budget))
+        winner = _winner(timings, variants, incumbent)
+        store.save(problem, timings, winner, version("dspk-core"))
+        return winner
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _winner(timings: dict, variants: list[Variant], incumbent: str | None) -> str:
+    seconds = {v.name: timings[v.name]["seconds"] for v in variants
+               if v.name in timings and timings[v.name]["seconds"] is not None}
+    if not seconds:
+        return variants[0].name
+    best = min(seconds, key=seconds.get)
+    if incumbent in seconds and seconds[best] > seconds[incumbent] * (1 - MARGIN):
+        return incumbent
+    return best
+
+
+def _nearest_ranking(store: TuningStore, problem: Problem) -> tuple[list[str], str | None]:
+    def distance(item):
+        channels, samples, _ = item
+        return (abs(math.log(channels / problem.channels))
+                + abs(math.log(samples / problem.samples)))
+
+    nearest = min(store.neighbours(problem), key=distance, default=None)
+    if nearest is None:
+        return [], None
+    timings = nearest[2]["timings"]
+    timed = [n for n in timings if timings[n]["seconds"] is not None]
+    return sorted(timed, key=lambda n: timings[n]["seconds"]), nearest[2].get("winner")
+
+
+def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
+    """Median seconds of each variant, within ``budget`` seconds in all.
+
+    A variant left untimed when the budget runs out is recorded with
+    ``seconds: None`` and timed again only by :func:`tune_grid`.
+    """
+    if args is None:
+        example = OPERATIONS[problem.op].example_args(problem, np.random.default_rng(0))
+        args = tuple(backend.asarray(a) if isinstance(a, np.ndarray) else a for a in example)
+    deadline = time.perf_counter() + budget
+    results = {}
+    for index, variant in enumerate(variants):
+        results[variant.name] = {"source": variant.source, "seconds": None}
+        if index and time.perf_counter() > deadline:
+            continue
+        try:
+            backend.prepare(variant, problem)
+            first = backend.time(lambda: variant.run(*args), repeat=1)[0]
+            left = deadline - time.perf_counter()
+            repeat = int(min(5, max(0, left / max(first, 1e-9) / len(variants))))
+            seconds = backend.time(lambda: variant.run(*args), repeat=repeat) if repeat else [first]
+        except Exception as exc:
+            warnings.warn(f"dspk: variant {variant.name!r} of {problem.op} on "
+                          f"{backend.name!r} failed while tuning and is passed over: "
+                          f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+            results[variant.name]["error"] = f"{type(exc).__name__}: {exc}"
+            continue
+        results[variant.name]["seconds"] = statistics.median(seconds)
+    return results
+
+
+def grid(backend: Backend, channels: list[int], samples: list[int]) -> list[Problem]:
+    """Every problem :func:`tune_grid` covers for a backend."""
+    problems = []
+    for op in OPERATIONS.values():
+        for params in op.grid_params:
+            for dtype in ("float32", "float64"):
+                for layout in LAYOUTS:
+                    for c in channels:
+                        for n in samples:
+                            problem = Problem.make(op.name, dtype, c, n, layout, **params)
+                            if any(v.supports(problem) for v in backend.variants(op.name)):
+                                problems.append(problem)
+    return problems
+
+
+def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
+    """Tune and compile every supported problem of the grid; the number of problems."""
+    problems = grid(backend, channels, samples)
+    mode = _mode()
+    for problem in tqdm(problems, desc=f"dspk autotune {backend.name}", unit="size",
+                        disable=None):
+        variants = valid_variants(backend, problem)
+        for variant in variants:
+            backend.prepare(variant, problem)
+        if mode == "on" and len(variants) > 1:
+            _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
+                          untimed=True)
+            _chosen.pop((str(cache_root()), backend.name, problem), None)
+    return len(problems)

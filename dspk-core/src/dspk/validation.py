@@ -1,0 +1,121 @@
+"""Argument checks shared by every operation, run once in the core for all runtimes.
+
+Each check raises an error that names the parameter and the problem, so that
+bad input never reaches a kernel.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+FLOATS = (np.dtype("float32"), np.dtype("float64"))
+
+
+def compute_dtype(x: Any, name: str = "x") -> np.dtype:
+    """The dtype a signal is computed in: float32 and float64 stay, other reals go to float64.
+
+    Examples
+    --------
+    >>> compute_dtype(np.zeros(3, np.float32)), compute_dtype(np.zeros(3, np.int16))
+    (dtype('float32'), dtype('float64'))
+    """
+    dtype = np.dtype(x.dtype)
+    if dtype in FLOATS:
+        return dtype
+    if dtype.kind in "biu" or dtype == np.float16:
+        return np.dtype("float64")
+    if dtype.kind == "c":
+        raise TypeError(f"{name} has complex dtype {dtype}; dspk filters real signals")
+    raise TypeError(f"{name} has dtype {dtype}, which is not a real number type")
+
+
+def signal(x: Any, axis: Any, name: str = "x") -> int:
+    """Check a signal and its time axis; return the axis, made non-negative."""
+    if x.ndim == 0:
+        raise ValueError(f"{name} must have at least one dimension; got a scalar")
+    index = check_axis(axis, x.ndim)
+    if x.size == 0:
+        raise ValueError(f"{name} is empty (shape {tuple(x.shape)}); there is nothing to filter")
+    return index
+
+
+def check_axis(axis: Any, ndim: int, name: str = "axis") -> int:
+    """``axis`` as a non-negative index into ``ndim`` dimensions."""
+    try:
+        index = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer; got {axis!r}") from None
+    if not -ndim <= index < ndim:
+        raise ValueError(f"{name}={axis} is out of range for an array of {ndim} dimension(s)")
+    return index % ndim
+
+
+def finite(values: np.ndarray, name: str) -> None:
+    """Refuse NaN or infinity in filter coefficients."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} has non-finite coefficients (NaN or infinity)")
+
+
+def stable(denominators: np.ndarray, name: str) -> None:
+    """Refuse a denominator with a pole outside the unit circle.
+
+    Parameters
+    ----------
+    denominators : ndarray
+        One denominator polynomial per row, leading coefficient first.
+    name : str
+        The parameter named in the error.
+
+    Examples
+    --------
+    >>> stable(np.array([[1.0, -2.5, 1.0]]), "a")
+    Traceback (most recent call last):
+    ValueError: a is unstable: a pole has magnitude 2 (>= 1 + 1e-09); the output would grow without bound
+    """
+    worst = max((np.abs(np.roots(row)).max(initial=0.0) for row in denominators), default=0.0)
+    if worst > 1 + 1e-9:
+        raise ValueError(f"{name} is unstable: a pole has magnitude {worst:.3g} (>= 1 + 1e-09); "
+                         "the output would grow without bound")
+
+
+def sos_array(sos: Any) -> np.ndarray:
+    """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``."""
+    sos = np.atleast_2d(np.asarray(sos))
+    if sos.ndim != 2 or sos.shape[1] != 6 or sos.shape[0] == 0:
+        raise ValueError(f"sos must have shape (n_sections, 6); got {sos.shape}")
+    if sos.dtype.kind not in "biuf":
+        raise TypeError(f"sos must hold real numbers; got dtype {sos.dtype}")
+    finite(sos, "sos")
+    if np.any(sos[:, 3] == 0):
+        raise ValueError("sos has a zero leading denominator coefficient sos[:, 3]")
+    if not np.all(sos[:, 3] == 1):
+        raise ValueError("sos[:, 3] must be all ones (normalised sections), as in scipy.signal")
+    stable(sos[:, 3:], "sos")
+    return sos
+
+
+def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Check a transfer function; return ``b``, ``a`` normalised to ``a[0] == 1``, one length."""
+    b, a = np.atleast_1d(np.asarray(b)), np.atleast_1d(np.asarray(a))
+    for name, v in (("b", b), ("a", a)):
+        if v.ndim != 1 or v.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D sequence; got shape {v.shape}")
+        if v.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
+        finite(v, name)
+    if a[0] == 0:
+        raise ValueError("a[0], the leading denominator coefficient, must not be zero")
+    stable(a[None, :], "a")
+    size = max(a.size, b.size)
+    pad = [np.pad(v / a[0], (0, size - v.size)) for v in (b, a)]
+    return pad[0], pad[1]
+
+
+def choice(value: Any, allowed: tuple, name: str) -> Any:
+    """Check that ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, allowed))}")
+    return value

@@ -1,0 +1,1 @@
+"""Broken dspk runtime plugins, for tests."""

@@ -1,0 +1,28 @@
+"""One plugin object per way to be wrong; each entry point names one."""
+
+from types import SimpleNamespace
+
+from dspk.plugin import DeviceUnavailable, RuntimeSpec, hookimpl
+
+
+def _plugin(*specs, error=None):
+    @hookimpl
+    def dspk_register_runtimes(register):
+        if error:
+            raise error
+        for spec in specs:
+            register(spec)
+
+    return SimpleNamespace(dspk_register_runtimes=dspk_register_runtimes)
+
+
+def no_gpu_here():
+    raise DeviceUnavailable("no toy GPU in this machine")
+
+
+raising = _plugin(error=RuntimeError("registration exploded"))
+duplicate = _plugin(RuntimeSpec("cpu", 5, False, "dspk_broken.plugins:no_gpu_here"))
+malformed = _plugin(RuntimeSpec("Bad Name", 5, False, "dspk_broken.plugins:no_gpu_here"))
+old_api = _plugin(RuntimeSpec("ancient", 5, False, "dspk_broken.plugins:no_gpu_here",
+                              api_version=0))
+nodevice = _plugin(RuntimeSpec("nodevice", 1000, True, "dspk_broken.plugins:no_gpu_here"))

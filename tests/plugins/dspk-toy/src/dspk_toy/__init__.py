@@ -1,0 +1,1 @@
+"""A third-party dspk runtime, for tests."""

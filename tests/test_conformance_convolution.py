@@ -1,0 +1,102 @@
+"""Conformance: convolution and correlation on every runtime and variant, against scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import TOLERANCE, open_backend, rel_l2, variant_params
+from scipy import signal
+
+import dspk
+from dspk.plugin import Problem
+from dspk.tuning.tuner import forced_variant
+
+DTYPES = [np.float32, np.float64]
+MODES = ["full", "same", "valid"]
+
+# (in1 shape, in2 shape, axes for fftconvolve/oaconvolve)
+CASES_1D = [((1000,), (31,)), ((257,), (256,)), ((5,), (8,)), ((4099,), (129,))]
+CASES_BATCHED = [
+    ((6, 1001), (1, 33), 1),     # shared taps, channels x samples
+    ((6, 1001), (6, 17), -1),    # one row of taps per channel
+    ((777, 5), (65, 1), 0),      # samples x channels
+    ((1, 300), (4, 21), 1),      # one signal, four filters
+]
+CASES_2D = [((7, 50), (3, 5)), ((40, 9), (6, 4)), ((5, 5), (5, 5))]
+
+
+def _inputs(rng, shape1, shape2, dtype, order="C"):
+    a = rng.standard_normal(shape1)
+    v = rng.standard_normal(shape2)
+    return (np.asarray(a.astype(dtype), order=order), np.asarray(v.astype(dtype), order=order),
+            a, v)
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve", method="auto"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("shape1", "shape2"), CASES_1D + CASES_2D)
+@pytest.mark.parametrize("function", ["convolve", "correlate"])
+def test_convolve_and_correlate(runtime, variant, dtype, mode, shape1, shape2, function, rng):
+    open_backend(runtime)
+    x, h, x64, h64 = _inputs(rng, shape1, shape2, dtype)
+    with forced_variant("convolve", variant):
+        got = getattr(dspk, function)(x, h, mode=mode, runtime=runtime)
+    want = getattr(signal, function)(x64, h64, mode=mode)
+    assert got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve", method="fft"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("shape1", "shape2", "axes"), CASES_BATCHED)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("function", ["fftconvolve", "oaconvolve"])
+def test_fftconvolve_and_oaconvolve(runtime, variant, dtype, mode, shape1, shape2, axes, order,
+                                    function, rng):
+    open_backend(runtime)
+    x, h, x64, h64 = _inputs(rng, shape1, shape2, dtype, order)
+    with forced_variant("convolve", variant):
+        got = getattr(dspk, function)(x, h, mode=mode, axes=axes, runtime=runtime)
+    want = getattr(signal, function)(x64, h64, mode=mode, axes=axes)
+    assert got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve"))
+@pytest.mark.parametrize("method", ["direct", "fft"])
+def test_method_restricts_the_variants(runtime, variant, method, rng):
+    backend = open_backend(runtime)
+    x, h, x64, h64 = _inputs(rng, (3, 200), (1, 9), np.float64)
+    chosen = next(v for v in backend.variants("convolve") if v.name == variant)
+    if not chosen.supports(Problem.make("convolve", "float64", 3, 200, "channel-major",
+                                        taps=16, per_channel=False, method=method)):
+        with forced_variant("convolve", variant), pytest.raises(NotImplementedError):
+            dspk.convolve(x, h, method=method, runtime=runtime)
+        return
+    with forced_variant("convolve", variant):
+        got = dspk.convolve(x, h, method=method, runtime=runtime)
+    assert rel_l2(got, signal.convolve(x64, h64, method=method)) <= 1e-10
+
+
+@pytest.mark.parametrize("runtime", dspk.runtime.available())
+def test_integer_convolve_gives_integers_like_scipy(runtime, rng):
+    open_backend(runtime)
+    a = rng.integers(-50, 50, 300)
+    v = rng.integers(-5, 5, 12)
+    got = dspk.convolve(a, v, runtime=runtime)
+    want = signal.convolve(a, v)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert dspk.fftconvolve(a, v, runtime=runtime).dtype == np.float64
+
+
+@pytest.mark.parametrize("runtime", dspk.runtime.available())
+def test_float32_signal_with_float64_taps_stays_float32(runtime, rng):
+    open_backend(runtime)
+    x = rng.standard_normal((4, 500)).astype(np.float32)
+    taps = signal.firwin(31, 0.2)[None, :]
+    got = dspk.oaconvolve(x, taps, axes=-1, runtime=runtime)
+    assert got.dtype == np.float32
+    assert rel_l2(got, signal.oaconvolve(x.astype(np.float64), taps, axes=-1)) <= 1e-4

@@ -1,0 +1,185 @@
+"""Conformance: IIR filtering on every runtime and every kernel variant, against scipy.
+
+Data is random; references are scipy.signal in float64; the error measure is
+the relative L2 error of :func:`conftest.rel_l2`, bounded by
+:data:`conftest.TOLERANCE` (1e-4 for float32, 1e-10 for float64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import TOLERANCE, open_backend, rel_l2, variant_params
+from scipy import signal
+
+import dspk
+from dspk.tuning.tuner import forced_variant
+
+DTYPES = [np.float32, np.float64]
+
+# (shape, axis): 1-D, one channel, few channels with prime and odd lengths,
+# samples x channels (axis 0), and 3-D.
+SIGNALS = [
+    ((1000,), -1),
+    ((1, 777), -1),
+    ((5, 1023), -1),
+    ((1031, 6), 0),
+    ((37, 4099), 1),
+    ((3, 4, 257), -1),
+    ((129, 2, 3), 0),
+]
+ORDERS = ["C", "F"]
+
+SOS_FILTERS = {
+    "bandpass3": signal.butter(3, [0.02, 0.4], "bandpass", output="sos"),
+    "lowpass3-first-order-section": signal.butter(3, 0.2, output="sos"),
+    "cheby1-highpass": signal.cheby1(4, 1, 0.1, "highpass", output="sos"),
+}
+BA_FILTERS = {
+    "butter4": signal.butter(4, 0.2),
+    "fir-long-b": (signal.firwin(21, 0.3), np.array([1.0])),
+    "b-shorter-than-a": (np.array([0.2, 0.1]), np.array([1.0, -0.6, 0.25, -0.05])),
+    "unnormalised-a": (np.array([0.5, 0.5]), np.array([2.0, -1.0])),
+}
+
+
+def make_signal(rng, shape, dtype, order):
+    x = rng.standard_normal(shape)
+    return np.asarray(x.astype(dtype), order=order), x
+
+
+def random_state(rng, shape):
+    return rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfilt"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), SIGNALS)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("with_zi", [False, True])
+@pytest.mark.parametrize("design", list(SOS_FILTERS))
+def test_sosfilt(runtime, variant, dtype, shape, axis, order, with_zi, design, rng):
+    open_backend(runtime)
+    sos = SOS_FILTERS[design]
+    x, x64 = make_signal(rng, shape, dtype, order)
+    zi_shape = list(shape)
+    zi_shape[axis] = 2
+    zi = random_state(rng, (len(sos), *zi_shape)) if with_zi else None
+    with forced_variant("sosfilt", variant):
+        got = dspk.sosfilt(sos, x, axis=axis, zi=zi, runtime=runtime)
+    if with_zi:
+        want_y, want_zf = signal.sosfilt(sos, x64, axis=axis, zi=zi)
+        got_y, got_zf = got
+        assert rel_l2(got_zf, want_zf) <= TOLERANCE[dtype]
+        assert got_zf.dtype == dtype
+    else:
+        want_y, got_y = signal.sosfilt(sos, x64, axis=axis), got
+    assert got_y.dtype == dtype
+    assert isinstance(got_y, np.ndarray)
+    assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), SIGNALS)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("with_zi", [False, True])
+@pytest.mark.parametrize("design", list(BA_FILTERS))
+def test_lfilter(runtime, variant, dtype, shape, axis, order, with_zi, design, rng):
+    open_backend(runtime)
+    b, a = BA_FILTERS[design]
+    x, x64 = make_signal(rng, shape, dtype, order)
+    zi_shape = list(shape)
+    zi_shape[axis] = max(len(a), len(b)) - 1
+    zi = random_state(rng, zi_shape) if with_zi else None
+    with forced_variant("lfilter", variant):
+        got = dspk.lfilter(b, a, x, axis=axis, zi=zi, runtime=runtime)
+    if with_zi:
+        want_y, want_zf = signal.lfilter(b, a, x64, axis=axis, zi=zi)
+        got_y, got_zf = got
+        assert rel_l2(got_zf, want_zf) <= TOLERANCE[dtype]
+    else:
+        want_y, got_y = signal.lfilter(b, a, x64, axis=axis), got
+    assert got_y.dtype == dtype
+    assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfiltfilt"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), SIGNALS)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize(("padtype", "padlen"),
+                         [("odd", None), ("even", 30), ("constant", None), (None, None)])
+def test_sosfiltfilt(runtime, variant, dtype, shape, axis, order, padtype, padlen, rng):
+    open_backend(runtime)
+    sos = SOS_FILTERS["bandpass3"]
+    x, x64 = make_signal(rng, shape, dtype, order)
+    with forced_variant("sosfiltfilt", variant):
+        got = dspk.sosfiltfilt(sos, x, axis=axis, padtype=padtype, padlen=padlen,
+                               runtime=runtime)
+    want = signal.sosfiltfilt(sos, x64, axis=axis, padtype=padtype, padlen=padlen)
+    assert got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("filtfilt"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), SIGNALS)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize(("padtype", "padlen"), [("odd", None), ("even", 7), (None, None)])
+@pytest.mark.parametrize("design", ["butter4", "b-shorter-than-a"])
+def test_filtfilt(runtime, variant, dtype, shape, axis, order, padtype, padlen, design, rng):
+    open_backend(runtime)
+    b, a = BA_FILTERS[design]
+    x, x64 = make_signal(rng, shape, dtype, order)
+    with forced_variant("filtfilt", variant):
+        got = dspk.filtfilt(b, a, x, axis=axis, padtype=padtype, padlen=padlen,
+                            runtime=runtime)
+    want = signal.filtfilt(b, a, x64, axis=axis, padtype=padtype, padlen=padlen)
+    assert got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((4, 300), 1), ((300, 3), 0)])
+@pytest.mark.parametrize("irlen", [None, 60])
+def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
+    open_backend(runtime)
+    b, a = BA_FILTERS["butter4"]
+    x, x64 = make_signal(rng, shape, dtype, "C")
+    with forced_variant("lfilter", variant):
+        got = dspk.filtfilt(b, a, x, axis=axis, method="gust", irlen=irlen, runtime=runtime)
+    want = signal.filtfilt(b, a, x64, axis=axis, method="gust", irlen=irlen)
+    assert got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("runtime", dspk.runtime.available())
+def test_integer_input_is_filtered_in_float64(runtime, rng):
+    open_backend(runtime)
+    sos = SOS_FILTERS["bandpass3"]
+    x = rng.integers(-1000, 1000, size=(3, 500)).astype(np.int16)
+    got = dspk.sosfilt(sos, x, runtime=runtime)
+    assert got.dtype == np.float64
+    assert rel_l2(got, signal.sosfilt(sos, x)) <= 1e-10
+
+
+@pytest.mark.parametrize("runtime", dspk.runtime.available())
+def test_nan_in_the_signal_propagates(runtime, rng):
+    open_backend(runtime)
+    x = rng.standard_normal((2, 100))
+    x[0, 10] = np.nan
+    y = dspk.sosfilt(SOS_FILTERS["bandpass3"], x, runtime=runtime)
+    assert np.isnan(y[0, 10:]).all() and np.isfinite(y[0, :10]).all()
+    assert np.isfinite(y[1]).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_design_helpers_keep_the_coefficient_dtype(dtype):
+    sos = SOS_FILTERS["bandpass3"].astype(dtype)
+    b, a = (v.astype(dtype) for v in BA_FILTERS["butter4"])
+    assert dspk.sosfilt_zi(sos).dtype == dtype
+    assert dspk.lfilter_zi(b, a).dtype == dtype
+    np.testing.assert_allclose(dspk.sosfilt_zi(sos), signal.sosfilt_zi(sos), rtol=1e-5)
+    np.testing.assert_allclose(dspk.lfilter_zi(b, a), signal.lfilter_zi(b, a), rtol=1e-5)

@@ -1,0 +1,129 @@
+"""Third-party runtimes come in through the same door as dspk's own.
+
+The plugin packages under ``tests/plugins`` are installed into temporary
+folders, and each check runs in a fresh interpreter that sees them on its
+path, so that discovery happens as it would for a user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+
+def _install(package: str, target: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--no-build-isolation", "--target", str(target), str(PLUGINS / package)],
+                   check=True, capture_output=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    return _install("dspk-toy", tmp_path_factory.mktemp("toy"))
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    return _install("dspk-broken", tmp_path_factory.mktemp("broken"))
+
+
+def _python(code: str, *paths: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("DSPK_RUNTIME", "DSPK_STRICT_RUNTIMES")}
+    environment["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
+    environment.update(env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=environment)
+
+
+def _json(result: subprocess.CompletedProcess):
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_third_party_runtime_is_seen_everywhere(toy, tmp_path):
+    code = """
+import json, numpy as np, scipy.signal as s, dspk
+sos = s.butter(2, 0.2, output="sos")
+x = np.random.default_rng(0).standard_normal((3, 200))
+want = s.sosfilt(sos, x)
+by_argument = dspk.sosfilt(sos, x, runtime="toy")
+dspk.runtime.set("toy")
+by_set = dspk.sosfilt(sos, x)
+current = dspk.runtime.current()
+dspk.runtime.set(None)
+tuned = dspk.runtime.autotune(channels=[4], samples=[512], runtime="toy")
+print(json.dumps({"available": dspk.runtime.available(), "current": current,
+                  "default": dspk.runtime.current(),
+                  "errors": [float(abs(y - want).max()) for y in (by_argument, by_set)],
+                  "tuned": tuned}))
+"""
+    result = _json(_python(code, toy, DSPK_CACHE_DIR=str(tmp_path)))
+    assert result["available"][-2:] == ["toy", "cpu"]
+    assert result["current"] == "toy"
+    assert result["default"] == result["available"][0]
+    assert max(result["errors"]) < 1e-12
+    # sosfilt in two dtypes and two layouts at one size: the only operation toy has.
+    assert result["tuned"]["toy"]["sizes"] == 4
+    entries = list((tmp_path / "tune" / "v1" / "toy").rglob("4x512.json"))
+    assert len(entries) == 4
+
+
+def test_environment_selects_a_third_party_runtime(toy):
+    result = _json(_python("import json, dspk; print(json.dumps(dspk.runtime.current()))", toy,
+                           DSPK_RUNTIME="toy"))
+    assert result == "toy"
+
+
+def test_broken_plugins_are_skipped_with_one_warning_each(broken):
+    code = """
+import json, warnings, dspk
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    names = dspk.runtime.available()
+print(json.dumps({"names": names, "warnings": [str(w.message) for w in caught]}))
+"""
+    result = _json(_python(code, broken))
+    assert result["names"][-1] == "cpu"
+    assert "nodevice" in result["names"]
+    text = "\n".join(result["warnings"])
+    assert len(result["warnings"]) == 5, text
+    assert "plugin 'missing'" in text and "failed to load" in text
+    assert "plugin 'raising' raised while registering" in text
+    assert "runtime 'cpu', which plugin 'cpu' already declared" in text
+    assert "runtime name 'Bad Name'" in text
+    assert "plugin API version 0" in text
+
+
+def test_strict_mode_refuses_a_broken_plugin(broken):
+    result = _python("import dspk; dspk.runtime.available()", broken, DSPK_STRICT_RUNTIMES="1")
+    assert result.returncode != 0
+    assert "PluginError" in result.stderr and "DSPK_STRICT_RUNTIMES=1" in result.stderr
+
+
+def test_a_runtime_without_a_device(broken):
+    code = """
+import json, warnings, numpy as np, dspk
+warnings.simplefilter("ignore")
+out = {"default": dspk.runtime.current()}
+try:
+    dspk.sosfilt([1, 0, 0, 1, 0, 0], np.ones(3), runtime="nodevice")
+except RuntimeError as exc:
+    out["explicit"] = str(exc)
+out["info"] = [r for r in dspk.runtime.info() if r["name"] == "nodevice"][0]
+print(json.dumps(out))
+"""
+    result = _json(_python(code, broken))
+    assert result["default"] == "cpu", "the default passes over a runtime with no device"
+    assert result["explicit"] == ("runtime 'nodevice' cannot open a device: no toy GPU in this "
+                                  "machine. Runtimes that can run here: cpu.")
+    assert result["info"]["reason"] == "no toy GPU in this machine"
+    assert result["info"]["device"] is None

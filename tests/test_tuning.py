@@ -1,0 +1,163 @@
+"""The tuning cache: first-call tuning, reuse, rejection of bad entries, modes, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+import dspk
+from dspk.plugin import Problem
+from dspk.registry import registry
+from dspk.tuning import tuner
+from dspk.tuning.store import TuningCacheWarning, TuningStore
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSPK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DSPK_TUNING_BUDGET", "5")
+    monkeypatch.delenv("DSPK_TUNING", raising=False)
+    tuner._chosen.clear()
+    yield tmp_path
+    tuner._chosen.clear()
+
+
+@pytest.fixture
+def cpu():
+    return registry().open("cpu")
+
+
+PROBLEM = Problem.make("sosfilt", "float32", 8, 2048, "channel-major", sections=4)
+
+
+def _entry(cpu, problem=PROBLEM):
+    return json.loads(TuningStore("cpu", cpu.fingerprint()).path(problem).read_text())
+
+
+def test_first_call_times_every_variant_and_keeps_the_winner(cache, cpu):
+    chosen = tuner.choose(cpu, PROBLEM)
+    entry = _entry(cpu)
+    names = {v.name for v in cpu.variants("sosfilt")}
+    assert set(entry["timings"]) == names
+    assert all(t["seconds"] > 0 for t in entry["timings"].values())
+    assert entry["winner"] == chosen.name
+    assert entry["problem"] == PROBLEM.as_dict()
+    assert json.loads((cache / "tune" / "v1" / "cpu").glob("*/fingerprint.json").__next__()
+                      .read_text()) == cpu.fingerprint()
+
+
+def test_a_cached_entry_is_reused_without_timing(cache, cpu, monkeypatch):
+    tuner.choose(cpu, PROBLEM)
+    tuner._chosen.clear()
+    monkeypatch.setattr(tuner, "_measure", lambda *a, **k: pytest.fail("timed again"))
+    assert tuner.choose(cpu, PROBLEM).name == _entry(cpu)["winner"]
+
+
+@pytest.mark.parametrize("damage", ["{not json", json.dumps({"format": 99}),
+                                    json.dumps([1, 2, 3])])
+def test_a_corrupt_entry_is_ignored_with_a_warning_and_tuned_again(cache, cpu, damage):
+    path = TuningStore("cpu", cpu.fingerprint()).path(PROBLEM)
+    path.parent.mkdir(parents=True)
+    path.write_text(damage)
+    with pytest.warns(TuningCacheWarning, match="ignoring tuning-cache entry"):
+        tuner.choose(cpu, PROBLEM)
+    assert _entry(cpu)["format"] == 1
+
+
+def test_a_foreign_entry_is_ignored(cache, cpu):
+    tuner.choose(cpu, PROBLEM)
+    path = TuningStore("cpu", cpu.fingerprint()).path(PROBLEM)
+    entry = json.loads(path.read_text())
+    entry["fingerprint"] = {"processor": "another machine"}
+    path.write_text(json.dumps(entry))
+    tuner._chosen.clear()
+    with pytest.warns(TuningCacheWarning, match="another device"):
+        tuner.choose(cpu, PROBLEM)
+    assert _entry(cpu)["fingerprint"] == cpu.fingerprint()
+
+
+def test_a_changed_kernel_invalidates_only_its_own_timing(cache, cpu, monkeypatch):
+    tuner.choose(cpu, PROBLEM)
+    before = _entry(cpu)["timings"]
+    first, second = cpu.variants("sosfilt")
+    changed = replace(second, source="0123456789abcdef")
+    monkeypatch.setattr(cpu, "_variants", {**cpu._variants, "sosfilt": [first, changed]})
+    tuner._chosen.clear()
+    tuner.choose(cpu, PROBLEM)
+    after = _entry(cpu)["timings"]
+    assert after[first.name] == before[first.name], "the unchanged kernel keeps its timing"
+    assert after[second.name]["source"] == "0123456789abcdef"
+    assert after[second.name]["seconds"] != before[second.name]["seconds"]
+
+
+def test_an_off_grid_size_starts_from_its_nearest_neighbour(cache, cpu, monkeypatch):
+    tuner.choose(cpu, PROBLEM)
+    near = replace(PROBLEM, samples=3000)
+    order = []
+    real = tuner._measure
+
+    def spy(backend, problem, variants, args, budget):
+        order.extend(v.name for v in variants)
+        return real(backend, problem, variants, args, budget)
+
+    monkeypatch.setattr(tuner, "_measure", spy)
+    tuner.choose(cpu, near)
+    timings = _entry(cpu)["timings"]
+    assert order[0] == min(timings, key=lambda n: timings[n]["seconds"])
+    assert _entry(cpu, near)["winner"] in timings
+
+
+def test_tuning_off_uses_the_default_and_writes_nothing(cache, cpu, monkeypatch):
+    monkeypatch.setenv("DSPK_TUNING", "off")
+    assert tuner.choose(cpu, PROBLEM) == cpu.variants("sosfilt")[0]
+    assert not (cache / "tune").exists()
+
+
+def test_tuning_readonly_reads_but_never_writes(cache, cpu, monkeypatch):
+    monkeypatch.setenv("DSPK_TUNING", "readonly")
+    assert tuner.choose(cpu, PROBLEM) == cpu.variants("sosfilt")[0]
+    assert not list(cache.rglob("*.json"))
+    monkeypatch.setenv("DSPK_TUNING", "on")
+    winner = tuner.choose(cpu, PROBLEM).name
+    tuner._chosen.clear()
+    monkeypatch.setenv("DSPK_TUNING", "readonly")
+    assert tuner.choose(cpu, PROBLEM).name == winner
+
+
+@pytest.mark.parametrize(("name", "value"), [("DSPK_TUNING", "sometimes"),
+                                             ("DSPK_TUNING_BUDGET", "-1")])
+def test_bad_tuning_settings_are_refused(cache, cpu, monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=name):
+        tuner.choose(cpu, PROBLEM)
+
+
+def test_two_processes_tuning_one_key_leave_one_valid_entry(cache, cpu):
+    code = ("import dspk, numpy as np, scipy.signal as s; "
+            "x = np.random.default_rng(0).standard_normal((8, 2048)).astype(np.float32); "
+            "dspk.sosfilt(s.butter(8, 0.2, output='sos'), x)")
+    env = {**os.environ, "DSPK_CACHE_DIR": str(cache), "DSPK_TUNING_BUDGET": "5"}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    for proc in procs:
+        assert proc.wait(timeout=300) == 0, proc.stderr.read()
+    files = sorted(p.name for p in cache.rglob("*") if p.is_file())
+    assert files == ["8x2048.json", "fingerprint.json"], files
+    entry = _entry(cpu)
+    assert entry["winner"] in entry["timings"]
+
+
+def test_autotune_fills_the_cache_and_counts_its_sizes(cache):
+    result = dspk.runtime.autotune(channels=[4], samples=[512], runtime="cpu")
+    assert set(result) == {"cpu"}
+    assert result["cpu"]["seconds"] > 0
+    entries = list((cache / "tune" / "v1" / "cpu").rglob("4x512.json"))
+    assert result["cpu"]["sizes"] == len(entries) > 0
+    for path in entries:
+        entry = json.loads(path.read_text())
+        assert all(t["seconds"] is not None for t in entry["timings"].values())
