@@ -1,4 +1,4 @@
-"""The cpu runtime: its device, fingerprint, kernel variants and thread count."""
+"""The cpu runtime: its device, fingerprint and kernel variants."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from dspk.operations import OPERATIONS
 from dspk.plugin import Backend, Problem, Variant
 
-from dspk_cpu import numba_kernels, scipy_kernels
+from dspk_cpu import filtering, multichannel, resampling, spectral
 from dspk_cpu.threads import threads
 
 
@@ -26,33 +26,15 @@ def _processor() -> str:
     return platform.processor() or platform.machine()
 
 
-def _is_direct(problem: Problem) -> bool:
-    return problem.param("method") in ("auto", "direct")
-
-
-def _is_fft(problem: Problem) -> bool:
-    return problem.param("method") in ("auto", "fft")
-
-
 class CpuBackend(Backend):
     """The processor, through numba kernels and scipy, on all allowed cores."""
 
     name = "cpu"
 
     def __init__(self):
-        self._variants = {
-            "sosfilt": [numba_kernels.SOSFILT, scipy_kernels.SOSFILT],
-            "lfilter": [numba_kernels.LFILTER, scipy_kernels.LFILTER],
-            "sosfiltfilt": [numba_kernels.SOSFILTFILT, scipy_kernels.SOSFILTFILT],
-            "filtfilt": [numba_kernels.FILTFILT, scipy_kernels.FILTFILT],
-            "convolve": [
-                Variant("numba-direct", numba_kernels.convolve_direct,
-                        numba_kernels.SOURCE, _is_direct),
-                Variant("fft-whole", scipy_kernels.convolve_fft, scipy_kernels.SOURCE, _is_fft),
-                Variant("fft-overlap-add", scipy_kernels.convolve_overlap_add,
-                        scipy_kernels.SOURCE, _is_fft),
-            ],
-        }
+        self._variants = {}
+        for family in (filtering, spectral, resampling, multichannel):
+            self._variants.update(family.VARIANTS)
 
     def device(self) -> str:
         return f"{_processor()}, {threads()} threads"

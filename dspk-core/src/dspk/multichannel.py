@@ -1,0 +1,3 @@
+"""multichannel operations (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,58 @@
+"""What the catalogue is made of: :class:`Operation` and helpers for example inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from dspk.plugin import Problem
+
+
+def bucket(n: int) -> int:
+    """The power of two at or above ``n``: sizes that tune alike share a key.
+
+    Examples
+    --------
+    >>> [bucket(n) for n in (1, 3, 4, 129)]
+    [1, 4, 4, 256]
+    """
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def random_signal(problem: Problem, rng: np.random.Generator) -> np.ndarray:
+    """A random 2-D signal of the problem's size, dtype and layout (time axis 1 or 0).
+
+    Examples
+    --------
+    >>> p = Problem.make("sosfilt", "float32", 3, 10, "sample-major")
+    >>> random_signal(p, np.random.default_rng(0)).shape
+    (10, 3)
+    """
+    x = rng.standard_normal((problem.channels, problem.samples)).astype(problem.dtype)
+    return np.ascontiguousarray(x.T) if problem.layout == "sample-major" else x
+
+
+def time_axis(problem: Problem) -> int:
+    """The time axis of :func:`random_signal`'s array."""
+    return 0 if problem.layout == "sample-major" else 1
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A kernel operation as the tuner sees it.
+
+    Parameters
+    ----------
+    name : str
+        As in the kernel calling conventions of :mod:`dspk.plugin`.
+    grid_params : tuple of dict
+        The parameter sets that :func:`dspk.runtime.autotune` tunes.
+    example_args : callable
+        ``example_args(problem, rng)``: NumPy arguments to time kernels on.
+    """
+
+    name: str
+    grid_params: tuple[dict, ...]
+    example_args: Callable[[Problem, np.random.Generator], tuple]

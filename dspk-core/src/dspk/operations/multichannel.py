@@ -1,0 +1,3 @@
+"""Catalogue entries of the multichannel kernels."""
+
+OPERATIONS = ()

@@ -1,0 +1,3 @@
+"""resampling operations (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""spectral operations (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""The cpu runtime's variants of the resampling operations."""
+
+VARIANTS = {}
