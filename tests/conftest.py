@@ -17,6 +17,11 @@ from dspk.plugin import Problem
 from dspk.registry import registry
 
 
+# The test plugins are installed by test_plugins.py into temporary folders;
+# importing them from the source tree would make them visible to every test.
+collect_ignore = ["plugins"]
+
+
 def required_runtimes() -> list[str]:
     return [n.strip() for n in os.environ.get("DSPK_REQUIRE_RUNTIMES", "").split(",") if n.strip()]
 

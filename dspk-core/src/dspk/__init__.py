@@ -15,20 +15,21 @@ Examples
 from importlib.metadata import version as _version
 
 from dspk import runtime
+from dspk.arrays import asarray, to_numpy
 from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
 from dspk.resampling import *  # noqa: F403
 from dspk.spectral import *  # noqa: F403
 
-__version__ = _version("dspk-core")
-
 from dspk import multichannel as _multichannel
 from dspk import resampling as _resampling
 from dspk import spectral as _spectral
 
+__version__ = _version("dspk-core")
+
 __all__ = [
-    "runtime",
+    "runtime", "asarray", "to_numpy",
     "sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "lfilter_zi", "sosfilt_zi",
     "convolve", "correlate", "fftconvolve", "oaconvolve",
     *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,

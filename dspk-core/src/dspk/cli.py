@@ -1,4 +1,4 @@
-"""The ``dspk`` command line: ``info``, ``autotune`` and ``demo``."""
+"""The ``dspk`` command line: ``info``, ``autotune``, ``bench`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -34,6 +34,37 @@ def _autotune(args: argparse.Namespace) -> int:
 
     for name, result in runtime.autotune(args.runtime, args.channels, args.samples).items():
         print(f"{name}: {result['sizes']} sizes tuned in {result['seconds']:.1f} s")
+    return 0
+
+
+def _shape(text: str) -> tuple[int, int]:
+    try:
+        channels, samples = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not CHANNELSxSAMPLES, such as 384x32768")
+    if channels < 1 or samples < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} needs positive sizes")
+    return channels, samples
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from dspk import bench, runtime
+
+    runtimes = args.runtime or [runtime.current()]
+    for name in runtimes:
+        runtime.validate_name(name)
+    if args.quick:
+        shapes, repeat = [(32, 8192), (384, 32768)], 3
+    else:
+        shapes = [(c, n) for c in (32, 64, 128, 384) for n in (8192, 32768, 131072, 524288)]
+        repeat = args.repeat
+    rows = bench.run(args.ops, runtimes, args.shape or shapes, args.dtype or ["float32"],
+                     repeat, args.json)
+    if args.plot:
+        bench.plot(rows, args.plot)
+        print(f"plot: {args.plot}")
+    if args.json:
+        print(f"results: {args.json}")
     return 0
 
 
@@ -105,6 +136,20 @@ def parser() -> argparse.ArgumentParser:
     tune.add_argument("--channels", type=int, nargs="+", default=[32, 64, 128, 384])
     tune.add_argument("--samples", type=int, nargs="+", default=[8192, 32768, 131072, 524288])
     tune.set_defaults(handler=_autotune)
+    bench = commands.add_parser("bench", help="time operations beside scipy, in one process")
+    bench.add_argument("--ops", nargs="+", default=None, help="operations (default: all)")
+    bench.add_argument("--runtime", nargs="+", default=None,
+                       help="runtimes (default: the current one)")
+    bench.add_argument("--shape", nargs="+", type=_shape, default=None,
+                       help="CHANNELSxSAMPLES (default: the autotune grid)")
+    bench.add_argument("--dtype", nargs="+", choices=["float32", "float64"], default=None,
+                       help="dtypes (default: float32)")
+    bench.add_argument("--repeat", type=int, default=5, help="timed runs of each; medians")
+    bench.add_argument("--quick", action="store_true",
+                       help="two small shapes, three runs: well under a minute")
+    bench.add_argument("--json", default=None, help="write the results to this JSON file")
+    bench.add_argument("--plot", default=None, help="draw the ratios to this PNG (matplotlib)")
+    bench.set_defaults(handler=_bench)
     demo = commands.add_parser("demo", help="band-pass a synthetic 384-channel recording")
     demo.add_argument("--runtime", default=None, help="runtime to run on (default: current)")
     demo.add_argument("--channels", type=int, default=384)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from dspk import validation
+from dspk.arrays import to_numpy
 from dspk.dispatch import Call
 from dspk.operations import bucket
 from dspk.plugin import Problem, layout_of
@@ -37,7 +38,7 @@ def _take(call: Call, array: Any, name: str) -> Any:
     if call.backend.is_native(array):
         return array
     try:
-        return np.asarray(array)
+        return to_numpy(array)
     except Exception as exc:
         raise TypeError(f"{name} must be an array; got {type(array).__name__} ({exc})") from None
 

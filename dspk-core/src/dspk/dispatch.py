@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from dspk.arrays import owner
 from dspk.plugin import Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning.tuner import choose
@@ -28,11 +29,15 @@ class Call:
         The runtime the call runs on.
     native_in : bool
         Whether the caller passed the runtime's native arrays (then results
-        stay native; otherwise they come back as NumPy arrays).
+        stay native).
+    origin : dspk.plugin.Backend or None
+        The runtime whose native arrays the caller passed, when it is another
+        one; results go back there. None means NumPy.
     """
 
     backend: Backend
     native_in: bool
+    origin: Backend | None = None
 
     @classmethod
     def start(cls, runtime: str | None, x: Any, name: str) -> tuple[Call, Any]:
@@ -40,6 +45,9 @@ class Call:
         backend = resolve(runtime)
         if backend.is_native(x):
             return cls(backend, True), x
+        origin = owner(x)
+        if origin is not None:
+            return cls(backend, False, origin), origin.to_numpy(x)
         try:
             return cls(backend, False), np.asarray(x)
         except Exception as exc:
@@ -55,7 +63,8 @@ class Call:
         """A result in the kind of array the caller passed."""
         if array is None or self.native_in:
             return array
-        return self.backend.to_numpy(array)
+        host = self.backend.to_numpy(array)
+        return host if self.origin is None else self.origin.asarray(host)
 
     def run(self, problem: Problem, *args: Any) -> Any:
         """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``."""

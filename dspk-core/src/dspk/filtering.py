@@ -20,6 +20,7 @@ import numpy as np
 from scipy import signal as _scipy
 
 from dspk import validation
+from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 from dspk.runtime import validate_name
@@ -29,9 +30,9 @@ __all__ = ["sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "sosfilt_zi", "lfilt
 _PADTYPES = ("odd", "even", "constant", None)
 
 
-def _state(call: Call, zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def _state(zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """A filter state checked against ``shape`` (size-1 dimensions broadcast)."""
-    zi = np.asarray(call.backend.to_numpy(zi) if call.backend.is_native(zi) else zi)
+    zi = to_numpy(zi)
     if zi.ndim != len(shape) or any(z not in (s, 1) for z, s in zip(zi.shape, shape)):
         raise ValueError(f"zi has shape {zi.shape}; this call needs {shape}")
     validation.finite(zi, "zi")
@@ -108,7 +109,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     state = None
     if zi is not None:
         shape = (n_sections, *x.shape[:axis], 2, *x.shape[axis + 1:])
-        state = _zi_to_kernel(_state(call, zi, shape, dtype), axis + 1)
+        state = _zi_to_kernel(_state(zi, shape, dtype), axis + 1)
         state = np.ascontiguousarray(state.reshape(n_sections, view.channels, 2))
     problem = view.problem("sosfilt", sections=bucket(n_sections))
     y, zf = call.run(problem, call.native(sos.astype(dtype)), view.array, view.axis,
@@ -173,7 +174,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     state = None
     if zi is not None:
         shape = (*x.shape[:axis], order, *x.shape[axis + 1:])
-        state = _zi_to_kernel(_state(call, zi, shape, dtype), axis)
+        state = _zi_to_kernel(_state(zi, shape, dtype), axis)
         state = np.ascontiguousarray(state.reshape(view.channels, order))
     problem = view.problem("lfilter", order=bucket(order))
     y, zf = call.run(problem, call.native(b.astype(dtype)), call.native(a.astype(dtype)),
@@ -358,7 +359,7 @@ def lfilter_zi(b, a, *, runtime=None):
     """
     if runtime is not None:
         validate_name(runtime)
-    b_in, a_in = np.atleast_1d(np.asarray(b)), np.atleast_1d(np.asarray(a))
+    b_in, a_in = np.atleast_1d(to_numpy(b)), np.atleast_1d(to_numpy(a))
     b, a = validation.ba_arrays(b_in, a_in)
     return _scipy.lfilter_zi(b, a).astype(_coefficient_dtype(b_in, a_in))
 

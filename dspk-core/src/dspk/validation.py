@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from dspk.arrays import to_numpy
+
 FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
 
@@ -83,7 +85,7 @@ def stable(denominators: np.ndarray, name: str) -> None:
 
 def sos_array(sos: Any) -> np.ndarray:
     """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``."""
-    sos = np.atleast_2d(np.asarray(sos))
+    sos = np.atleast_2d(to_numpy(sos))
     if sos.ndim != 2 or sos.shape[1] != 6 or sos.shape[0] == 0:
         raise ValueError(f"sos must have shape (n_sections, 6); got {sos.shape}")
     if sos.dtype.kind not in "biuf":
@@ -99,7 +101,7 @@ def sos_array(sos: Any) -> np.ndarray:
 
 def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
     """Check a transfer function; return ``b``, ``a`` normalised to ``a[0] == 1``, one length."""
-    b, a = np.atleast_1d(np.asarray(b)), np.atleast_1d(np.asarray(a))
+    b, a = np.atleast_1d(to_numpy(b)), np.atleast_1d(to_numpy(a))
     for name, v in (("b", b), ("a", a)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D sequence; got shape {v.shape}")
