@@ -125,13 +125,9 @@ def case_names() -> list[str]:
 
 def plot(rows: list[Row], path: str) -> None:
     """Draw the ratio of every operation and size to a PNG (needs matplotlib)."""
-    try:
-        import matplotlib
+    from dspk.pictures import pyplot as load_pyplot
 
-        matplotlib.use("Agg")
-        from matplotlib import pyplot
-    except ImportError:
-        raise RuntimeError("--plot needs matplotlib: pip install 'dspk[plot]'") from None
+    pyplot = load_pyplot()
     ops = list(dict.fromkeys(r.op for r in rows))
     sizes = list(dict.fromkeys((r.runtime, r.channels, r.samples, r.dtype) for r in rows))
     figure, axes = pyplot.subplots(figsize=(max(6, len(ops) * 1.2), 4))

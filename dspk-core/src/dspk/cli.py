@@ -122,6 +122,14 @@ def _demo(args: argparse.Namespace) -> int:
           f"{first * 1e3:.0f} ms with compiling and tuning)")
     print(f"  scipy.signal       {theirs * 1e3:9.1f} ms   (returns float64)")
     print(f"  speed-up {theirs / ours:.2f}x; relative L2 error against float64 scipy {error:.1e}")
+    if args.plot:
+        from dspk.pictures import filtering_figure
+
+        try:
+            filtering_figure(x, y, fs, args.plot)
+            print(f"picture: {args.plot} (traces, and power spectra before and after)")
+        except RuntimeError as exc:
+            print(f"no picture: {exc}")
     return 0
 
 
@@ -155,6 +163,8 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--channels", type=int, default=384)
     demo.add_argument("--seconds", type=float, default=5.0, help="recording length")
     demo.add_argument("--repeat", type=int, default=3, help="timed runs; the best is shown")
+    demo.add_argument("--plot", default="dspk-demo.png",
+                      help="PNG to draw (matplotlib); empty for none")
     demo.set_defaults(handler=_demo)
     return top
 
