@@ -152,12 +152,16 @@ def test_two_processes_tuning_one_key_leave_one_valid_entry(cache, cpu):
     assert entry["winner"] in entry["timings"]
 
 
-def test_autotune_fills_the_cache_and_counts_its_sizes(cache):
+def test_autotune_fills_the_cache_and_counts_its_sizes(cache, cpu):
     result = dspk.runtime.autotune(channels=[4], samples=[512], runtime="cpu")
     assert set(result) == {"cpu"}
     assert result["cpu"]["seconds"] > 0
+    problems = tuner.grid(cpu, [4], [512])
+    assert result["cpu"]["sizes"] == len(problems)
+    store = TuningStore("cpu", cpu.fingerprint())
+    choices = [p for p in problems if len(tuner.valid_variants(cpu, p)) > 1]
     entries = list((cache / "tune" / "v1" / "cpu").rglob("4x512.json"))
-    assert result["cpu"]["sizes"] == len(entries) > 0
+    assert sorted(map(str, entries)) == sorted(str(store.path(p)) for p in choices)
     for path in entries:
         entry = json.loads(path.read_text())
         assert all(t["seconds"] is not None for t in entry["timings"].values())

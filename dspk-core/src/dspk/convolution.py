@@ -183,7 +183,8 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
     Examples
     --------
     >>> import numpy as np, dspk
-    >>> dspk.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    >>> y = dspk.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    >>> y.round(12) + 0.0
     array([0. , 1. , 2.5, 4. , 1.5])
     """
     validation.choice(method, _METHODS, "method")
@@ -216,7 +217,8 @@ def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
     Examples
     --------
     >>> import numpy as np, dspk
-    >>> dspk.correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    >>> y = dspk.correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    >>> y.round(12) + 0.0
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
     validation.choice(method, _METHODS, "method")

@@ -355,7 +355,7 @@ def lfilter_zi(b, a, *, runtime=None):
     --------
     >>> import dspk
     >>> dspk.lfilter_zi([1.0, 1.0], [1.0, -0.5])
-    array([-2.])
+    array([3.])
     """
     if runtime is not None:
         validate_name(runtime)
