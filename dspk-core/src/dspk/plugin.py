@@ -28,6 +28,28 @@ filtfilt      ``run(b, a, x, axis, padtype, padlen, zi) -> y``; ``zi`` is
 convolve      ``run(x, h, axis) -> y``: the full convolution of every channel
               with its row of ``h``, shape ``(1 or C, k)``; ``y`` has
               ``n + k - 1`` samples and ``x``'s layout.
+fft           ``run(x, axis, n, kind, norm) -> y``; ``kind`` is "rfft",
+              "irfft", "fft" or "ifft"; ``norm`` is "backward", "ortho" or
+              "forward"; ``x`` is real for rfft, complex for irfft, either
+              for fft/ifft; ``y`` has ``n // 2 + 1`` (rfft) or ``n``
+              samples along ``axis``, complex except for irfft.
+hilbert       ``run(x, axis, n) -> y``: the complex analytic signal of real
+              ``x`` from its ``n``-point FFT.
+detrend       ``run(x, axis, kind, bp) -> y``; ``kind`` is "constant" or
+              "linear"; ``bp`` holds the piece boundaries ``(0, ..., n)``.
+stft          ``run(x, axis, window, step, nfft, detrend, sides, boundary,
+              pad, weights, value) -> z``: extend by ``len(window) // 2``
+              at both ends as ``boundary`` says, append ``pad`` zeros, cut
+              segments ``step`` apart, detrend, window, FFT to ``nfft``,
+              times ``weights`` per bin; ``value`` is "complex", "power",
+              "magnitude", "angle" or "phase"; frequencies along ``axis``,
+              segments as a new last axis.
+csd           ``run(x, y, axis, window, step, nfft, detrend, sides, weights,
+              average) -> p``: ``weights`` times the mean or median over
+              segments of ``conj(X) Y`` (of ``|X|**2`` when ``y`` is None).
+istft         ``run(z, window, step, nfft, sides, divisor, trim) -> x``: ``z``
+              is (channels, bins, segments); inverse FFT, window, overlap-add,
+              divide samples ``trim:trim + len(divisor)`` by ``divisor``.
 ============  ==============================================================
 """
 
