@@ -34,12 +34,15 @@ SOS_FILTERS = {
     "bandpass3": signal.butter(3, [0.02, 0.4], "bandpass", output="sos"),
     "lowpass3-first-order-section": signal.butter(3, 0.2, output="sos"),
     "cheby1-highpass": signal.cheby1(4, 1, 0.1, "highpass", output="sos"),
+    # Poles near z = 1: float32 signals are filtered in float64 inside.
+    "highpass-near-dc": signal.butter(2, 1.0, "highpass", fs=1000.0, output="sos"),
 }
 BA_FILTERS = {
     "butter4": signal.butter(4, 0.2),
     "fir-long-b": (signal.firwin(21, 0.3), np.array([1.0])),
     "b-shorter-than-a": (np.array([0.2, 0.1]), np.array([1.0, -0.6, 0.25, -0.05])),
     "unnormalised-a": (np.array([0.5, 0.5]), np.array([2.0, -1.0])),
+    "highpass-near-dc": signal.butter(2, 1.0, "highpass", fs=1000.0),
 }
 
 

@@ -17,11 +17,13 @@ from importlib.metadata import version as _version
 from dspk import runtime
 from dspk.arrays import asarray, to_numpy
 from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
+from dspk.designs import *  # noqa: F403
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
 from dspk.resampling import *  # noqa: F403
 from dspk.spectral import *  # noqa: F403
 
+from dspk import designs as _designs
 from dspk import multichannel as _multichannel
 from dspk import resampling as _resampling
 from dspk import spectral as _spectral
@@ -32,5 +34,5 @@ __all__ = [
     "runtime", "asarray", "to_numpy",
     "sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "lfilter_zi", "sosfilt_zi",
     "convolve", "correlate", "fftconvolve", "oaconvolve",
-    *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
+    *_designs.__all__, *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
 ]

@@ -2,9 +2,13 @@
 
 Differences from scipy.signal, all deliberate:
 
-- float32 signals are filtered in float32 (coefficients are cast to the
-  signal's dtype); float64 stays float64; integer and float16 signals are
-  filtered in float64, as in scipy.
+- float32 signals give float32 results, filtered in float32 with the
+  coefficients cast to float32, except when a pole lies within
+  :data:`dspk.validation.FLOAT32_POLE_DISTANCE` of ``z = 1`` (a cut-off
+  below about 0.8 % of the sampling rate): float32 arithmetic loses accuracy
+  or stability there, so such filters run in float64 and the result is cast
+  back. float64 stays float64; integer and float16 signals are filtered in
+  float64, as in scipy.
 - Empty signals, non-finite or unstable coefficients (a pole outside the unit
   circle) raise :class:`ValueError` instead of returning garbage.
 - NaN or infinity in the signal propagates through the filter, as in scipy.
@@ -104,20 +108,21 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     sos = validation.sos_array(sos)
-    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    work = validation.working_dtype(dtype, sos[:, 3:])
+    view = Signal2D.of(x.astype(work, copy=False), axis)
     n_sections = len(sos)
     state = None
     if zi is not None:
         shape = (n_sections, *x.shape[:axis], 2, *x.shape[axis + 1:])
-        state = _zi_to_kernel(_state(zi, shape, dtype), axis + 1)
+        state = _zi_to_kernel(_state(zi, shape, work), axis + 1)
         state = np.ascontiguousarray(state.reshape(n_sections, view.channels, 2))
     problem = view.problem("sosfilt", sections=bucket(n_sections))
-    y, zf = call.run(problem, call.native(sos.astype(dtype)), view.array, view.axis,
+    y, zf = call.run(problem, call.native(sos.astype(work)), view.array, view.axis,
                      call.native(state))
-    y = call.give_back(view.restore(y))
+    y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
         return y
-    zf = zf.reshape(n_sections, *view.other_shape, 2)
+    zf = zf.reshape(n_sections, *view.other_shape, 2).astype(dtype, copy=False)
     return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis + 1)))
 
 
@@ -169,20 +174,21 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
-    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    work = validation.working_dtype(dtype, a[None, :])
+    view = Signal2D.of(x.astype(work, copy=False), axis)
     order = len(a) - 1
     state = None
     if zi is not None:
         shape = (*x.shape[:axis], order, *x.shape[axis + 1:])
-        state = _zi_to_kernel(_state(zi, shape, dtype), axis)
+        state = _zi_to_kernel(_state(zi, shape, work), axis)
         state = np.ascontiguousarray(state.reshape(view.channels, order))
     problem = view.problem("lfilter", order=bucket(order))
-    y, zf = call.run(problem, call.native(b.astype(dtype)), call.native(a.astype(dtype)),
+    y, zf = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
                      view.array, view.axis, call.native(state))
-    y = call.give_back(view.restore(y))
+    y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
         return y
-    zf = zf.reshape(*view.other_shape, order)
+    zf = zf.reshape(*view.other_shape, order).astype(dtype, copy=False)
     return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis)))
 
 
@@ -227,12 +233,13 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     sos = validation.sos_array(sos)
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
     padlen = _padlen(padtype, padlen, int(ntaps), x.shape[axis])
-    zi = _scipy.sosfilt_zi(sos).astype(dtype)
-    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    work = validation.working_dtype(dtype, sos[:, 3:])
+    zi = _scipy.sosfilt_zi(sos).astype(work)
+    view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("sosfiltfilt", sections=bucket(len(sos)))
-    y = call.run(problem, call.native(sos.astype(dtype)), view.array, view.axis, padtype,
+    y = call.run(problem, call.native(sos.astype(work)), view.array, view.axis, padtype,
                  padlen, call.native(zi))
-    return call.give_back(view.restore(y))
+    return call.give_back(view.restore(y).astype(dtype, copy=False))
 
 
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None, *,
@@ -289,12 +296,13 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
-    zi = _scipy.lfilter_zi(b, a).astype(dtype)
-    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    work = validation.working_dtype(dtype, a[None, :])
+    zi = _scipy.lfilter_zi(b, a).astype(work)
+    view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("filtfilt", order=bucket(len(a) - 1))
-    y = call.run(problem, call.native(b.astype(dtype)), call.native(a.astype(dtype)),
+    y = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
                  view.array, view.axis, padtype, padlen, call.native(zi))
-    return call.give_back(view.restore(y))
+    return call.give_back(view.restore(y).astype(dtype, copy=False))
 
 
 def _coefficient_dtype(*arrays: np.ndarray) -> np.dtype:

@@ -50,6 +50,14 @@ csd           ``run(x, y, axis, window, step, nfft, detrend, sides, weights,
 istft         ``run(z, window, step, nfft, sides, divisor, trim) -> x``: ``z``
               is (channels, bins, segments); inverse FFT, window, overlap-add,
               divide samples ``trim:trim + len(divisor)`` by ``divisor``.
+upfirdn       ``run(h, x, axis, up, down, left, right, start, stop) -> y``:
+              samples ``start:stop`` of ``y[k] = sum_j h[j] u[k down - j]``,
+              ``u`` being ``x`` extended by ``left``/``right`` (None: zeros;
+              else ``E`` samples along ``axis``) and upsampled by ``up`` with
+              zeros, never formed.
+resample      ``run(x, axis, num, weights) -> y``:
+              ``irfft(rfft(x)[:m] * weights, num)`` along ``axis``, with
+              ``m = min(n, num) // 2 + 1``.
 ============  ==============================================================
 """
 

@@ -83,6 +83,36 @@ def stable(denominators: np.ndarray, name: str) -> None:
                          "the output would grow without bound")
 
 
+#: A filter with a pole this close to ``z = 1`` is run in float64 for float32
+#: signals: float32 arithmetic would lose accuracy or stability there (a
+#: cut-off below about 0.8 % of the sampling rate, 240 Hz at 30 kHz).
+FLOAT32_POLE_DISTANCE = 0.05
+
+
+def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
+    """The dtype a filter runs in: float64 for float32 data when a pole is near ``z = 1``.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        The signal's computation dtype (:func:`compute_dtype`).
+    denominators : ndarray
+        One denominator polynomial per row, leading coefficient first.
+
+    Examples
+    --------
+    >>> from scipy import signal
+    >>> sos = signal.butter(2, 1.0, "highpass", fs=1000.0, output="sos")
+    >>> working_dtype(np.dtype("float32"), sos[:, 3:])
+    dtype('float64')
+    """
+    if dtype != np.float32:
+        return dtype
+    poles = np.concatenate([np.roots(row) for row in denominators])
+    near = np.min(np.abs(1 - poles), initial=np.inf) < FLOAT32_POLE_DISTANCE
+    return np.dtype("float64") if near else dtype
+
+
 def sos_array(sos: Any) -> np.ndarray:
     """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``."""
     sos = np.atleast_2d(to_numpy(sos))

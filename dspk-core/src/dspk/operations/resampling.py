@@ -1,3 +1,28 @@
-"""Catalogue entries of the resampling kernels."""
+"""Catalogue entries of the resampling kernels: polyphase upfirdn and FFT resample."""
 
-OPERATIONS = ()
+import numpy as np
+
+from dspk.operations.base import Operation, random_signal, time_axis
+from dspk.plugin import Problem
+
+
+def _upfirdn_args(problem: Problem, rng: np.random.Generator) -> tuple:
+    up, down = problem.param("up"), problem.param("down")
+    taps = problem.param("phase_taps") * up
+    h = rng.standard_normal(taps).astype(problem.dtype)
+    full = ((problem.samples - 1) * up + taps - 1) // down + 1
+    return h, random_signal(problem, rng), time_axis(problem), up, down, None, None, 0, full
+
+
+def _resample_args(problem: Problem, rng: np.random.Generator) -> tuple:
+    num = problem.param("num")
+    weights = np.full(min(num, problem.samples) // 2 + 1, num / problem.samples, problem.dtype)
+    return random_signal(problem, rng), time_axis(problem), num, weights
+
+
+OPERATIONS = (
+    # Decimation by 4 with resample_poly's filter, and upsampling by 4.
+    Operation("upfirdn", ({"phase_taps": 128, "up": 1, "down": 4},
+                          {"phase_taps": 32, "up": 4, "down": 1}), _upfirdn_args),
+    Operation("resample", ({"num": 4096}, {"num": 65536}), _resample_args),
+)

@@ -1,0 +1,72 @@
+"""Resampling kernels built on scipy.signal.upfirdn and scipy.fft.
+
+``upfirdn`` runs scipy's polyphase filter on one slice of channels per
+thread. ``resample`` has two forms: one batched FFT of the whole array on
+all threads, and one FFT per channel slice per thread, which keeps each
+slice's spectrum in cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import fft, signal
+
+from dspk_cpu.scipy_kernels import _cut, _on_threads
+from dspk_cpu.threads import threads
+
+
+def _samples(axis: int, index: slice) -> tuple[slice, slice]:
+    """Index of a range of samples in a 2-D signal with time along ``axis``."""
+    return _cut(1 - axis, index)
+
+
+def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:
+    shape = list(x.shape)
+    shape[axis] = samples
+    return np.empty(shape, x.dtype)
+
+
+def upfirdn(h, x, axis, up, down, left, right, start, stop):
+    """The ``upfirdn`` kernel: scipy.signal.upfirdn over channel slices, on threads.
+
+    With extension samples, each slice is joined to its ``left`` and
+    ``right`` and the output shifted by ``len(left) * up / down``, which the
+    kernel convention makes whole.
+    """
+    y = _empty(x, axis, stop - start)
+    shift = 0 if left is None else left.shape[axis] * up // down
+    keep = _samples(axis, slice(start + shift, stop + shift))
+
+    def work(part):
+        piece = x[_cut(axis, part)]
+        if left is not None:
+            piece = np.concatenate([left[_cut(axis, part)], piece, right[_cut(axis, part)]],
+                                   axis=axis)
+        y[_cut(axis, part)] = signal.upfirdn(h, piece, up, down, axis=axis)[keep]
+
+    _on_threads(work, x.shape[1 - axis])
+    return y
+
+
+def _spectral(x: np.ndarray, axis: int, num: int, weights: np.ndarray,
+              workers: int) -> np.ndarray:
+    """``irfft(rfft(x)[:len(weights)] * weights, num)`` along ``axis``."""
+    spectrum = fft.rfft(x, axis=axis, workers=workers)[_samples(axis, slice(0, len(weights)))]
+    spectrum *= weights.reshape((1, -1) if axis == 1 else (-1, 1))
+    return fft.irfft(spectrum, num, axis=axis, overwrite_x=True, workers=workers)
+
+
+def resample_whole(x, axis, num, weights):
+    """The ``resample`` kernel: one batched FFT of all channels, on all threads."""
+    return _spectral(x, axis, num, weights, threads())
+
+
+def resample_slices(x, axis, num, weights):
+    """The ``resample`` kernel: one FFT per channel slice per thread."""
+    y = _empty(x, axis, num)
+
+    def work(part):
+        y[_cut(axis, part)] = _spectral(x[_cut(axis, part)], axis, num, weights, 1)
+
+    _on_threads(work, x.shape[1 - axis])
+    return y

@@ -1,0 +1,103 @@
+"""Segment spectra: the extended signal, its overlapping segments and their windowed FFTs.
+
+Signals here are channel-major 2-D views (channels by samples). Work is cut
+into blocks of about :data:`BLOCK_ELEMENTS` segment samples, so that memory
+stays bounded however long the signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from dspk.operations.spectral import BOUNDARY_PADDING
+from numpy.lib.stride_tricks import sliding_window_view
+from scipy import fft
+
+from dspk_cpu.spectral_trend import detrended
+
+#: Segment samples (channels x segments x FFT length) per block of work.
+BLOCK_ELEMENTS = 1 << 21
+
+
+def extended(v: np.ndarray, edge: int, boundary: str | None, pad: int) -> np.ndarray:
+    """``v`` extended by ``edge`` samples at both ends as ``boundary`` says, then ``pad`` zeros.
+
+    Examples
+    --------
+    >>> extended(np.array([[1.0, 2.0, 3.0]]), 1, "odd", 2)
+    array([[0., 1., 2., 3., 4., 0., 0.]])
+    """
+    if boundary is not None and edge:
+        v = np.pad(v, ((0, 0), (edge, edge)), **BOUNDARY_PADDING[boundary])
+    if pad:
+        v = np.pad(v, ((0, 0), (0, pad)))
+    return v
+
+
+def segment_count(samples: int, nperseg: int, step: int) -> int:
+    """How many segments of ``nperseg`` samples, ``step`` apart, fit in ``samples``."""
+    return (samples - nperseg) // step + 1
+
+
+def bin_count(nfft: int, sides: str) -> int:
+    """Frequencies of a one-sided (real) or two-sided FFT of length ``nfft``."""
+    return nfft // 2 + 1 if sides == "onesided" else nfft
+
+
+def blocks(total: int, size: int) -> Iterator[slice]:
+    """``range(total)`` in consecutive slices of at most ``size``.
+
+    Examples
+    --------
+    >>> list(blocks(5, 2))
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    for start in range(0, total, size):
+        yield slice(start, min(start + size, total))
+
+
+def block_size(elements_per_item: int) -> int:
+    """Items per block so that a block holds about :data:`BLOCK_ELEMENTS` elements."""
+    return max(1, BLOCK_ELEMENTS // max(elements_per_item, 1))
+
+
+def spectra(v, segments, window, step, nfft, detrend, sides, workers):
+    """FFTs of the detrended, windowed segments ``segments`` (a slice) of ``v``.
+
+    Parameters
+    ----------
+    v : ndarray
+        Channels by samples, real or complex.
+    segments : slice
+        Which segments, counted from the start of ``v``.
+    window : ndarray
+        Of ``nperseg`` samples, in ``v``'s real dtype.
+    step : int
+        Samples from one segment's start to the next.
+    nfft : int
+        FFT length (segments are zero-padded to it).
+    detrend : str or None
+        ``"constant"``, ``"linear"`` or None, applied to each segment.
+    sides : str
+        ``"onesided"`` (a real FFT) or ``"twosided"``.
+    workers : int
+        pocketfft threads.
+
+    Returns
+    -------
+    ndarray
+        Complex, channels by segments by frequencies.
+    """
+    nperseg = len(window)
+    start = segments.start * step
+    span = v[:, start:start + (segments.stop - segments.start - 1) * step + nperseg]
+    pieces = sliding_window_view(span, nperseg, axis=-1)[:, ::step]
+    if detrend is None:
+        windowed = pieces * window
+    else:
+        windowed = detrended(pieces, detrend)
+        windowed *= window
+    if sides == "onesided":
+        return fft.rfft(windowed, nfft, axis=-1, workers=workers)
+    return fft.fft(windowed, nfft, axis=-1, workers=workers)
