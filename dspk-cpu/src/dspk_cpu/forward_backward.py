@@ -6,11 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dspk_cpu.threads import samples_index
+
 OnePass = Callable[[np.ndarray, int, np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-def _along(axis: int, index: slice) -> tuple[slice, slice]:
-    return (index, slice(None)) if axis == 0 else (slice(None), index)
 
 
 def extend(x: np.ndarray, axis: int, padtype: str | None, padlen: int) -> np.ndarray:
@@ -26,13 +24,13 @@ def extend(x: np.ndarray, axis: int, padtype: str | None, padlen: int) -> np.nda
     """
     if padtype is None or padlen == 0:
         return x
-    first, last = x[_along(axis, slice(0, 1))], x[_along(axis, slice(-1, None))]
+    first, last = x[samples_index(axis, slice(0, 1))], x[samples_index(axis, slice(-1, None))]
     if padtype == "constant":
         left = np.repeat(first, padlen, axis=axis)
         right = np.repeat(last, padlen, axis=axis)
     else:
-        left = x[_along(axis, slice(padlen, 0, -1))]
-        right = x[_along(axis, slice(-2, -padlen - 2, -1))]
+        left = x[samples_index(axis, slice(padlen, 0, -1))]
+        right = x[samples_index(axis, slice(-2, -padlen - 2, -1))]
         if padtype == "odd":
             left, right = 2 * first - left, 2 * last - right
     return np.concatenate([left, x, right], axis=axis)
@@ -62,12 +60,12 @@ def forward_backward(one_pass: OnePass, x: np.ndarray, axis: int, padtype: str |
         The zero-phase result, in ``x``'s memory order.
     """
     ext = extend(x, axis, padtype, padlen)
-    edge = ext[_along(axis, slice(0, 1))].reshape(-1)
+    edge = ext[samples_index(axis, slice(0, 1))].reshape(-1)
     forward, _ = one_pass(ext, axis, initial(edge))
-    backward_in = forward[_along(axis, slice(None, None, -1))]
-    edge = backward_in[_along(axis, slice(0, 1))].reshape(-1)
+    backward_in = forward[samples_index(axis, slice(None, None, -1))]
+    edge = backward_in[samples_index(axis, slice(0, 1))].reshape(-1)
     backward, _ = one_pass(backward_in, axis, initial(edge))
     end = backward.shape[axis] - padlen
-    y = backward[_along(axis, slice(end - 1, padlen - 1 if padlen else None, -1))]
+    y = backward[samples_index(axis, slice(end - 1, padlen - 1 if padlen else None, -1))]
     return np.asfortranarray(y) if x.flags.f_contiguous and not x.flags.c_contiguous \
         else np.ascontiguousarray(y)

@@ -11,13 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft, signal
 
-from dspk_cpu.scipy_kernels import _cut, _on_threads
-from dspk_cpu.threads import threads
-
-
-def _samples(axis: int, index: slice) -> tuple[slice, slice]:
-    """Index of a range of samples in a 2-D signal with time along ``axis``."""
-    return _cut(1 - axis, index)
+from dspk_cpu.threads import channels_index, on_channel_slices, samples_index, threads
 
 
 def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:
@@ -35,23 +29,23 @@ def upfirdn(h, x, axis, up, down, left, right, start, stop):
     """
     y = _empty(x, axis, stop - start)
     shift = 0 if left is None else left.shape[axis] * up // down
-    keep = _samples(axis, slice(start + shift, stop + shift))
+    keep = samples_index(axis, slice(start + shift, stop + shift))
 
     def work(part):
-        piece = x[_cut(axis, part)]
+        piece = x[channels_index(axis, part)]
         if left is not None:
-            piece = np.concatenate([left[_cut(axis, part)], piece, right[_cut(axis, part)]],
+            piece = np.concatenate([left[channels_index(axis, part)], piece, right[channels_index(axis, part)]],
                                    axis=axis)
-        y[_cut(axis, part)] = signal.upfirdn(h, piece, up, down, axis=axis)[keep]
+        y[channels_index(axis, part)] = signal.upfirdn(h, piece, up, down, axis=axis)[keep]
 
-    _on_threads(work, x.shape[1 - axis])
+    on_channel_slices(work, x.shape[1 - axis])
     return y
 
 
 def _spectral(x: np.ndarray, axis: int, num: int, weights: np.ndarray,
               workers: int) -> np.ndarray:
     """``irfft(rfft(x)[:len(weights)] * weights, num)`` along ``axis``."""
-    spectrum = fft.rfft(x, axis=axis, workers=workers)[_samples(axis, slice(0, len(weights)))]
+    spectrum = fft.rfft(x, axis=axis, workers=workers)[samples_index(axis, slice(0, len(weights)))]
     spectrum *= weights.reshape((1, -1) if axis == 1 else (-1, 1))
     return fft.irfft(spectrum, num, axis=axis, overwrite_x=True, workers=workers)
 
@@ -66,7 +60,7 @@ def resample_slices(x, axis, num, weights):
     y = _empty(x, axis, num)
 
     def work(part):
-        y[_cut(axis, part)] = _spectral(x[_cut(axis, part)], axis, num, weights, 1)
+        y[channels_index(axis, part)] = _spectral(x[channels_index(axis, part)], axis, num, weights, 1)
 
-    _on_threads(work, x.shape[1 - axis])
+    on_channel_slices(work, x.shape[1 - axis])
     return y

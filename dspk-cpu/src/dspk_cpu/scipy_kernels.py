@@ -7,33 +7,13 @@ per thread (scipy releases the GIL inside its filter loops and FFTs).
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from dspk.plugin import Variant, source_hash
 from scipy import fft, signal
 
 from dspk_cpu import forward_backward as fb
-from dspk_cpu.threads import threads
-
-
-def _channel_slices(channels: int) -> list[slice]:
-    edges = np.linspace(0, channels, min(threads(), channels) + 1).astype(int)
-    return [slice(lo, hi) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
-
-
-def _on_threads(work, channels: int) -> None:
-    slices = _channel_slices(channels)
-    if len(slices) == 1:
-        work(slices[0])
-        return
-    with ThreadPoolExecutor(len(slices)) as pool:
-        list(pool.map(work, slices))
-
-
-def _cut(axis: int, part: slice) -> tuple[slice, slice]:
-    """Index of a slice of channels in a 2-D signal with time along ``axis``."""
-    return (slice(None), part) if axis == 0 else (part, slice(None))
+from dspk_cpu.threads import channels_index, on_channel_slices, threads
 
 
 def sosfilt(sos, x, axis, zi):
@@ -43,14 +23,14 @@ def sosfilt(sos, x, axis, zi):
 
     def work(part):
         if zi is None:
-            y[_cut(axis, part)] = signal.sosfilt(sos, x[_cut(axis, part)], axis=axis)
+            y[channels_index(axis, part)] = signal.sosfilt(sos, x[channels_index(axis, part)], axis=axis)
             return
         state = zi[:, part, :] if axis == 1 else zi[:, part, :].transpose(0, 2, 1)
-        y[_cut(axis, part)], out = signal.sosfilt(sos, x[_cut(axis, part)], axis=axis,
+        y[channels_index(axis, part)], out = signal.sosfilt(sos, x[channels_index(axis, part)], axis=axis,
                                                   zi=state)
         zf[:, part, :] = out if axis == 1 else out.transpose(0, 2, 1)
 
-    _on_threads(work, x.shape[1 - axis])
+    on_channel_slices(work, x.shape[1 - axis])
     return y, zf
 
 
@@ -61,14 +41,14 @@ def lfilter(b, a, x, axis, zi):
 
     def work(part):
         if zi is None:
-            y[_cut(axis, part)] = signal.lfilter(b, a, x[_cut(axis, part)], axis=axis)
+            y[channels_index(axis, part)] = signal.lfilter(b, a, x[channels_index(axis, part)], axis=axis)
             return
         state = zi[part] if axis == 1 else zi[part].T
-        y[_cut(axis, part)], out = signal.lfilter(b, a, x[_cut(axis, part)], axis=axis,
+        y[channels_index(axis, part)], out = signal.lfilter(b, a, x[channels_index(axis, part)], axis=axis,
                                                   zi=state)
         zf[part] = out if axis == 1 else out.T
 
-    _on_threads(work, x.shape[1 - axis])
+    on_channel_slices(work, x.shape[1 - axis])
     return y, zf
 
 
@@ -92,7 +72,7 @@ def convolve_fft(x, h, axis):
     spectrum = (fft.rfft(x, size, axis=axis, workers=threads())
                 * fft.rfft(taps, size, axis=axis, workers=threads()))
     y = fft.irfft(spectrum, size, axis=axis, workers=threads())
-    return y[_cut(1 - axis, slice(0, length))]
+    return y[channels_index(1 - axis, slice(0, length))]
 
 
 def convolve_overlap_add(x, h, axis):

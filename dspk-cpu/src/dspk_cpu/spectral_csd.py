@@ -14,7 +14,8 @@ from dspk.plugin import Variant, source_hash
 
 from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
 from dspk_cpu.spectral_segments import block_size, blocks, segment_count, spectra
-from dspk_cpu.spectral_slices import channel_major, in_slices
+from dspk_cpu.spectral_slices import channel_major
+from dspk_cpu.threads import on_channel_slices
 from dspk_cpu.threads import threads
 
 
@@ -93,7 +94,7 @@ def csd_channel_threads(x, y, axis, window, step, nfft, detrend, sides, weights,
     def work(part):
         p[part] = getattr(averager, average)(_rows(vx, part), _rows(vy, part))
 
-    in_slices(work, channels)
+    on_channel_slices(work, channels)
     return _finish(p, y, axis, weights)
 
 

@@ -13,7 +13,8 @@ from dspk.plugin import Variant, source_hash
 from scipy import fft
 
 from dspk_cpu import spectral_slices
-from dspk_cpu.spectral_slices import along, by_channel_slices
+from dspk_cpu.spectral_slices import by_channel_slices
+from dspk_cpu.threads import samples_index
 from dspk_cpu.threads import threads
 
 _TRANSFORMS = {"rfft": fft.rfft, "irfft": fft.irfft, "fft": fft.fft, "ifft": fft.ifft}
@@ -38,8 +39,8 @@ def analytic(x, axis, n, workers=None):
     """The analytic signal of real channels: the real FFT's positive half, doubled, inverted."""
     half = fft.rfft(x, n, axis=axis, workers=workers or threads())
     full = np.zeros(x.shape[:axis] + (n,) + x.shape[axis + 1:], half.dtype)
-    full[along(axis, slice(0, half.shape[axis]))] = half
-    full[along(axis, slice(1, (n + 1) // 2))] *= 2
+    full[samples_index(axis, slice(0, half.shape[axis]))] = half
+    full[samples_index(axis, slice(1, (n + 1) // 2))] *= 2
     return fft.ifft(full, axis=axis, overwrite_x=True, workers=workers or threads())
 
 

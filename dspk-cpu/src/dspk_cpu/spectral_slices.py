@@ -6,24 +6,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dspk_cpu.scipy_kernels import _cut, _on_threads
+from dspk_cpu.threads import channels_index, on_channel_slices, samples_index
 
-__all__ = ["along", "by_channel_slices", "channel_major", "in_slices"]
-
-
-def along(axis: int, part: slice) -> tuple[slice, slice]:
-    """Index of a range of samples in a 2-D signal with time along ``axis``."""
-    return _cut(1 - axis, part)
+__all__ = ["by_channel_slices", "channel_major"]
 
 
 def channel_major(x: np.ndarray, axis: int) -> np.ndarray:
     """A 2-D signal as channels by samples: a view, never a copy."""
     return x if axis == 1 else x.T
-
-
-def in_slices(work: Callable[[slice], None], channels: int) -> None:
-    """Call ``work(part)`` for one slice of the channels per thread."""
-    _on_threads(work, channels)
 
 
 def by_channel_slices(compute: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int,
@@ -44,7 +34,7 @@ def by_channel_slices(compute: Callable[[np.ndarray], np.ndarray], x: np.ndarray
     y = np.empty((channels, samples) if axis == 1 else (samples, channels), dtype)
 
     def work(part):
-        y[_cut(axis, part)] = compute(x[_cut(axis, part)])
+        y[channels_index(axis, part)] = compute(x[channels_index(axis, part)])
 
-    in_slices(work, channels)
+    on_channel_slices(work, channels)
     return y

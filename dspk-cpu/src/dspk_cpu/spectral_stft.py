@@ -10,7 +10,8 @@ from scipy import fft
 
 from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
 from dspk_cpu.spectral_segments import bin_count, extended, segment_count, spectra
-from dspk_cpu.spectral_slices import channel_major, in_slices
+from dspk_cpu.spectral_slices import channel_major
+from dspk_cpu.threads import on_channel_slices
 from dspk_cpu.threads import threads
 
 #: What the ``stft`` kernel returns of the weighted spectra ``z``; frequency is the last axis.
@@ -58,7 +59,7 @@ def stft_channel_threads(x, axis, window, step, nfft, detrend, sides, boundary, 
         out[part] = _segment_values(v[part], window, step, nfft, detrend, sides, boundary,
                                     pad, weights, value, 1)
 
-    in_slices(work, v.shape[0])
+    on_channel_slices(work, v.shape[0])
     return _frequency_along(out, axis)
 
 
@@ -99,7 +100,7 @@ def istft_channel_threads(z, window, step, nfft, sides, divisor, trim):
     def work(part):
         out[part] = _inverse(z[part], window, step, nfft, sides, divisor, trim, 1)
 
-    in_slices(work, z.shape[0])
+    on_channel_slices(work, z.shape[0])
     return out
 
 
