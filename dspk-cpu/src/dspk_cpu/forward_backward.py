@@ -69,3 +69,23 @@ def forward_backward(one_pass: OnePass, x: np.ndarray, axis: int, padtype: str |
     y = backward[samples_index(axis, slice(end - 1, padlen - 1 if padlen else None, -1))]
     return np.asfortranarray(y) if x.flags.f_contiguous and not x.flags.c_contiguous \
         else np.ascontiguousarray(y)
+
+
+def sosfiltfilt_with(sosfilt: Callable) -> Callable:
+    """The ``sosfiltfilt`` kernel built on a ``sosfilt`` kernel (calling conventions of dspk.plugin)."""
+
+    def sosfiltfilt(sos, x, axis, padtype, padlen, zi):
+        return forward_backward(lambda v, ax, z: sosfilt(sos, v, ax, z), x, axis, padtype,
+                                padlen, lambda edge: zi[:, None, :] * edge[None, :, None])
+
+    return sosfiltfilt
+
+
+def filtfilt_with(lfilter: Callable) -> Callable:
+    """The ``filtfilt`` kernel built on an ``lfilter`` kernel (calling conventions of dspk.plugin)."""
+
+    def filtfilt(b, a, x, axis, padtype, padlen, zi):
+        return forward_backward(lambda v, ax, z: lfilter(b, a, v, ax, z), x, axis, padtype,
+                                padlen, lambda edge: edge[:, None] * zi[None, :])
+
+    return filtfilt

@@ -35,16 +35,8 @@ def lfilter(b, a, x, axis, zi):
     return iir.lfilter(b, a, x, axis, zi)
 
 
-def sosfiltfilt(sos, x, axis, padtype, padlen, zi):
-    """Forward-backward :func:`sosfilt`, started from the steady state."""
-    return fb.forward_backward(lambda v, ax, z: sosfilt(sos, v, ax, z), x, axis, padtype,
-                               padlen, lambda edge: zi[:, None, :] * edge[None, :, None])
-
-
-def filtfilt(b, a, x, axis, padtype, padlen, zi):
-    """Forward-backward :func:`lfilter`, started from the steady state."""
-    return fb.forward_backward(lambda v, ax, z: lfilter(b, a, v, ax, z), x, axis, padtype,
-                               padlen, lambda edge: edge[:, None] * zi[None, :])
+sosfiltfilt = fb.sosfiltfilt_with(sosfilt)
+filtfilt = fb.filtfilt_with(lfilter)
 
 
 def convolve_direct(x, h, axis):
