@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import signal
+from scipy import fft, signal
 
 FS = 30000.0
 
@@ -35,6 +35,11 @@ class Case:
 
 def _bandpass():
     return signal.butter(3, [300, 6000], "bandpass", fs=FS, output="sos")
+
+
+def _segment(x: np.ndarray) -> int:
+    """welch's segment: 1024 samples, or the whole signal when it is shorter."""
+    return min(1024, x.shape[-1])
 
 
 def _cases() -> list[Case]:
@@ -56,6 +61,15 @@ def _cases() -> list[Case]:
              lambda x: signal.filtfilt(b, a, x)),
         Case("oaconvolve-129", lambda x, r: dspk.oaconvolve(x, taps, axes=-1, runtime=r),
              lambda x: signal.oaconvolve(x, taps, axes=-1)),
+        Case("welch", lambda x, r: dspk.welch(x, fs=FS, nperseg=_segment(x), runtime=r),
+             lambda x: signal.welch(x, fs=FS, nperseg=_segment(x))),
+        Case("hilbert", lambda x, r: dspk.hilbert(x, runtime=r), signal.hilbert),
+        Case("resample_poly-1-3", lambda x, r: dspk.resample_poly(x, 1, 3, axis=-1, runtime=r),
+             lambda x: signal.resample_poly(x, 1, 3, axis=-1)),
+        Case("rfft-vs-1-worker", lambda x, r: dspk.rfft(x, runtime=r),
+             lambda x: fft.rfft(x, workers=1)),
+        Case("rfft-vs-all-workers", lambda x, r: dspk.rfft(x, runtime=r),
+             lambda x: fft.rfft(x, workers=-1)),
     ]
 
 
@@ -102,7 +116,8 @@ def measure(case: Case, runtime: str, channels: int, samples: int, dtype: str,
         ours.append(_timed(lambda: case.ours(x, runtime)))
         theirs.append(_timed(lambda: case.peer(x)))
     ours_s, theirs_s = statistics.median(ours), statistics.median(theirs)
-    moved = x.nbytes + np.asarray(y).nbytes
+    outputs = y if isinstance(y, tuple) else (y,)
+    moved = x.nbytes + sum(np.asarray(out).nbytes for out in outputs)
     return Row(case.name, runtime, channels, samples, dtype, ours_s * 1e3, theirs_s * 1e3,
                theirs_s / ours_s, moved / ours_s / 1e9, moved / ours_s / bandwidth)
 
