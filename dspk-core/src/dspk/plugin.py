@@ -58,6 +58,21 @@ upfirdn       ``run(h, x, axis, up, down, left, right, start, stop) -> y``:
 resample      ``run(x, axis, num, weights) -> y``:
               ``irfft(rfft(x)[:m] * weights, num)`` along ``axis``, with
               ``m = min(n, num) // 2 + 1``.
+common_reference  ``run(x, axis, groups, operator) -> y``: each group's channels
+              minus the group's per-sample median or mean (``operator``);
+              ``groups`` is a tuple of disjoint int64 host arrays of channel
+              indices; channels in no group are 0.
+channel_mean  ``run(x, axis) -> mean``: float64, shape ``(C,)``.
+channel_covariance  ``run(x, axis, mean) -> cov``: float64 ``(C, C)``,
+              ``Xc Xc.T / n`` with ``Xc = x - mean`` (``mean`` None or float64).
+median_of_squares  ``run(x, axis, mean) -> m``: the median of
+              ``(x - mean) ** 2`` over every channel and sample.
+apply_channel_matrix  ``run(W, x, axis, mean) -> y``: ``W @ (x - mean)`` on
+              channels by samples; ``W`` is ``(C, C)`` in ``x``'s dtype.
+phase_shift   ``run(x, axis, shifts, margin) -> y``: pad each channel with
+              ``margin`` zeros at both ends (``L = n + 2 margin``), rfft of
+              length ``L``, times ``exp(-2j pi k shift / L)``, irfft, the
+              middle ``n`` samples; ``shifts`` float64 host ``(C,)``.
 ============  ==============================================================
 """
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dspk_cpu.threads import samples_index
+from dspk_cpu.layout import samples_index
 
 OnePass = Callable[[np.ndarray, int, np.ndarray], tuple[np.ndarray, np.ndarray]]
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft, signal
 
-from dspk_cpu.threads import channels_index, on_channel_slices, samples_index, threads
+from dspk_cpu.layout import channels_index, samples_index
+from dspk_cpu.threads import on_channel_slices, threads
 
 
 def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:

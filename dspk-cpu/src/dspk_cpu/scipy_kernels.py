@@ -13,7 +13,8 @@ from dspk.plugin import Variant, source_hash
 from scipy import fft, signal
 
 from dspk_cpu import forward_backward as fb
-from dspk_cpu.threads import channels_index, on_channel_slices, threads
+from dspk_cpu.layout import channels_index
+from dspk_cpu.threads import on_channel_slices, threads
 
 
 def sosfilt(sos, x, axis, zi):

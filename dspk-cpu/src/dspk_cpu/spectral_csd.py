@@ -14,7 +14,7 @@ from dspk.plugin import Variant, source_hash
 
 from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
 from dspk_cpu.spectral_segments import block_size, blocks, segment_count, spectra
-from dspk_cpu.spectral_slices import channel_major
+from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import on_channel_slices
 from dspk_cpu.threads import threads
 

@@ -14,7 +14,7 @@ from scipy import fft
 
 from dspk_cpu import spectral_slices
 from dspk_cpu.spectral_slices import by_channel_slices
-from dspk_cpu.threads import samples_index
+from dspk_cpu.layout import samples_index
 from dspk_cpu.threads import threads
 
 _TRANSFORMS = {"rfft": fft.rfft, "irfft": fft.irfft, "fft": fft.fft, "ifft": fft.ifft}

@@ -6,14 +6,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dspk_cpu.threads import channels_index, on_channel_slices, samples_index
+from dspk_cpu.layout import channels_index
+from dspk_cpu.threads import on_channel_slices
 
-__all__ = ["by_channel_slices", "channel_major"]
-
-
-def channel_major(x: np.ndarray, axis: int) -> np.ndarray:
-    """A 2-D signal as channels by samples: a view, never a copy."""
-    return x if axis == 1 else x.T
+__all__ = ["by_channel_slices"]
 
 
 def by_channel_slices(compute: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int,

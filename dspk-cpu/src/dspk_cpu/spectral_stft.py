@@ -10,7 +10,7 @@ from scipy import fft
 
 from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
 from dspk_cpu.spectral_segments import bin_count, extended, segment_count, spectra
-from dspk_cpu.spectral_slices import channel_major
+from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import on_channel_slices
 from dspk_cpu.threads import threads
 

@@ -8,7 +8,8 @@ import numpy as np
 from dspk.plugin import Variant, source_hash
 
 from dspk_cpu import spectral_slices
-from dspk_cpu.spectral_slices import by_channel_slices, channel_major
+from dspk_cpu.layout import channel_major
+from dspk_cpu.spectral_slices import by_channel_slices
 
 
 def detrended(v: np.ndarray, kind: str) -> np.ndarray:

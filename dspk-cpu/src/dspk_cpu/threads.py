@@ -28,30 +28,26 @@ def threads() -> int:
         return os.cpu_count() or 1
 
 
-def channels_index(axis: int, part: slice) -> tuple[slice, slice]:
-    """Index of a range of channels in a 2-D signal with time along ``axis``."""
-    return (slice(None), part) if axis == 0 else (part, slice(None))
-
-
-def samples_index(axis: int, part: slice) -> tuple[slice, slice]:
-    """Index of a range of samples in a 2-D signal with time along ``axis``."""
-    return channels_index(1 - axis, part)
-
-
-def on_channel_slices(work: Callable[[slice], None], channels: int) -> None:
-    """Call ``work(part)`` for one contiguous slice of the channels per thread.
+def channel_slices(channels: int) -> list[slice]:
+    """One contiguous slice of the channels per thread (fewer when there are fewer channels).
 
     Examples
     --------
-    >>> parts = []
-    >>> on_channel_slices(parts.append, 1)
-    >>> parts
+    >>> channel_slices(1)
     [slice(0, 1, None)]
     """
     edges = np.linspace(0, channels, min(threads(), channels) + 1).astype(int).tolist()
-    slices = [slice(lo, hi) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
-    if len(slices) == 1:
-        work(slices[0])
-        return
-    with ThreadPoolExecutor(len(slices)) as pool:
-        list(pool.map(work, slices))
+    return [slice(lo, hi) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
+
+
+def on_threads(work: Callable[[slice], object], parts: list[slice]) -> list:
+    """``work(part)`` for every part, on up to :func:`threads` threads; the results in order."""
+    if len(parts) == 1 or threads() == 1:
+        return [work(part) for part in parts]
+    with ThreadPoolExecutor(min(threads(), len(parts))) as pool:
+        return list(pool.map(work, parts))
+
+
+def on_channel_slices(work: Callable[[slice], None], channels: int) -> None:
+    """Call ``work(part)`` for one slice of the channels per thread."""
+    on_threads(work, channel_slices(channels))

@@ -1,0 +1,85 @@
+"""The phase shift: a fractional delay per channel by the FFT of the zero-padded signal.
+
+Each channel is padded with ``margin`` zeros at both ends (length
+``L = n + 2 * margin``), transformed with a real FFT of exactly that length,
+multiplied by ``exp(-2j * pi * k / L * shift)`` at bin ``k`` and transformed
+back; the middle ``n`` samples are the result. The padded buffer keeps the
+signal's memory layout, so the FFT runs along the time axis as it lies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dspk.plugin import layout_of
+from scipy import fft
+
+from dspk_cpu.layout import samples_index
+from dspk_cpu.threads import channel_slices, on_threads
+from dspk_cpu.threads import threads
+
+
+def _phase_ramp(theta, count):
+    """``exp(-1j * theta * k)`` for ``k < count``, from about ``2 * sqrt(count)`` exponentials.
+
+    With ``k = a * step + b``, each value is a product of a coarse and a fine
+    rotation, ``exp(-1j * theta * step * a) * exp(-1j * theta * b)``.
+
+    Examples
+    --------
+    >>> bool(np.allclose(_phase_ramp(0.3, 10), np.exp(-0.3j * np.arange(10)), atol=1e-15))
+    True
+    """
+    step = int(np.ceil(np.sqrt(count)))
+    coarse = np.exp((-1j * theta * step) * np.arange(-(-count // step)))
+    fine = np.exp((-1j * theta) * np.arange(step))
+    return np.multiply.outer(coarse, fine).ravel()[:count]
+
+
+def _shifted(x, axis, shifts, margin, workers):
+    """The phase shift of every channel of ``x``, a new array in ``x``'s layout."""
+    samples = x.shape[axis]
+    length = samples + 2 * margin
+    shape = list(x.shape)
+    shape[axis] = length
+    same_order = (layout_of(x, axis) == "channel-major") == (axis == 1)
+    padded = np.zeros(shape, x.dtype, order="C" if same_order else "F")
+    inside = samples_index(axis, slice(margin, margin + samples))
+    padded[inside] = x
+    spectrum = fft.rfft(padded, axis=axis, workers=workers, overwrite_x=True)
+    for channel, shift in enumerate(shifts):
+        spectrum[samples_index(1 - axis, channel)] *= _phase_ramp(2 * np.pi * shift / length,
+                                                          spectrum.shape[axis])
+    return fft.irfft(spectrum, length, axis=axis, workers=workers, overwrite_x=True)[inside]
+
+
+def phase_shift_whole(x, axis, shifts, margin):
+    """All channels in one batch of FFTs, each FFT on all threads.
+
+    Examples
+    --------
+    >>> y = phase_shift_whole(np.array([[1.0, 2.0, 3.0, 4.0]]), 1, np.array([1.0]), 2)
+    >>> np.round(y, 12) + 0.0
+    array([[0., 1., 2., 3.]])
+    """
+    return np.copy(_shifted(x, axis, shifts, margin, threads()), order="K")
+
+
+def phase_shift_channel_slices(x, axis, shifts, margin):
+    """One slice of channels per thread, each with single-threaded FFTs.
+
+    Examples
+    --------
+    >>> y = phase_shift_channel_slices(np.array([[1.0], [2.0], [3.0]]), 0, np.array([-1.0]), 3)
+    >>> np.round(y, 12) + 0.0
+    array([[2.],
+           [3.],
+           [0.]])
+    """
+    y = np.empty_like(x)
+
+    def work(part):
+        channels = samples_index(1 - axis, part)
+        y[channels] = _shifted(x[channels], axis, shifts[part], margin, 1)
+
+    on_threads(work, channel_slices(x.shape[1 - axis]))
+    return y

@@ -1,0 +1,147 @@
+"""The kernels of whitening: channel means, the channel covariance, the median of
+squares (for the default regularisation) and the product with a channels-by-channels matrix.
+
+Everything runs on the channels-by-samples view of the signal (a transpose
+view for time axis 0, never a copy) in blocks of samples; the matrix
+products are BLAS calls, which use the cores themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dspk_cpu.layout import channel_major
+from dspk_cpu.multichannel_blocks import sample_blocks
+from dspk_cpu.threads import on_threads
+
+
+def channel_mean_whole(x, axis):
+    """Per-channel mean in float64, as one numpy reduction.
+
+    Examples
+    --------
+    >>> channel_mean_whole(np.array([[1.0, 3.0], [2.0, 5.0]], np.float32), axis=0)
+    array([1.5, 4. ])
+    """
+    return channel_major(x, axis).mean(axis=1, dtype=np.float64)
+
+
+def channel_mean_blocks(x, axis):
+    """Per-channel mean in float64, from partial sums of blocks of samples on threads.
+
+    Examples
+    --------
+    >>> channel_mean_blocks(np.array([[1.0, 2.0], [3.0, 5.0]], np.float32), axis=1)
+    array([1.5, 4. ])
+    """
+    x2 = channel_major(x, axis)
+    channels, samples = x2.shape
+    partial = on_threads(lambda part: x2[:, part].sum(axis=1, dtype=np.float64),
+                         sample_blocks(samples, channels))
+    return np.sum(partial, axis=0) / samples
+
+
+def _centred(block, mean):
+    """A block of the channels-by-samples view minus the mean, in the block's dtype."""
+    if mean is None:
+        return block
+    return block - mean.astype(block.dtype)[:, None]
+
+
+def covariance_float64(x, axis, mean):
+    """``Xc @ Xc.T / n`` accumulated block by block in float64 (float32 blocks are widened).
+
+    Examples
+    --------
+    >>> covariance_float64(np.array([[1.0, -1.0], [2.0, 0.0]]), 1, None)
+    array([[1., 1.],
+           [1., 2.]])
+    """
+    return _covariance_by_blocks(channel_major(x, axis), mean, np.float64)
+
+
+def covariance_native(x, axis, mean):
+    """``Xc @ Xc.T / n``: each block's product in the signal's dtype, the sum of blocks in float64.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 3.0], [2.0, 0.0]], np.float32)
+    >>> covariance_native(x, 1, np.array([2.0, 1.0]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    return _covariance_by_blocks(channel_major(x, axis), mean, x.dtype)
+
+
+def _covariance_by_blocks(x2, mean, dtype):
+    channels, samples = x2.shape
+    cov = np.zeros((channels, channels))
+    for part in sample_blocks(samples, channels):
+        block = _centred(x2[:, part].astype(dtype, copy=False), mean)
+        cov += block @ block.T
+    return cov / samples
+
+
+def covariance_whole(x, axis, mean):
+    """``Xc @ Xc.T / n`` as one product over the whole signal (float64 signals).
+
+    Examples
+    --------
+    >>> covariance_whole(np.array([[1.0, -1.0], [2.0, 0.0]]), 0, None)
+    array([[ 2.5, -0.5],
+           [-0.5,  0.5]])
+    """
+    centred = _centred(channel_major(x, axis), mean)
+    return centred @ centred.T / centred.shape[1]
+
+
+def median_of_squares_partition(x, axis, mean):
+    """The median of ``(x - mean) ** 2`` over every channel and sample, in the signal's dtype.
+
+    Examples
+    --------
+    >>> median_of_squares_partition(np.array([[1.0, -3.0, 2.0]]), 1, None)
+    4.0
+    """
+    squares = np.square(_centred(channel_major(x, axis), mean))
+    return float(np.median(squares.ravel(order="K"), overwrite_input=True))
+
+
+def _product_into(W, block, out):
+    """``out = W @ block``, written so that BLAS can store into ``out``'s memory order."""
+    if out.strides[0] >= out.strides[1]:
+        np.matmul(W, block, out=out)
+    else:
+        np.matmul(block.T, W.T, out=out.T)
+
+
+def apply_blocks(W, x, axis, mean):
+    """``W @ (x - mean)`` one block of samples at a time, the centred block kept in cache.
+
+    Examples
+    --------
+    >>> apply_blocks(np.array([[0.0, 1.0], [2.0, 0.0]]), np.ones((3, 2)), 0, None)
+    array([[1., 2.],
+           [1., 2.],
+           [1., 2.]])
+    """
+    y = np.empty_like(x)
+    x2, y2 = channel_major(x, axis), channel_major(y, axis)
+    channels, samples = x2.shape
+    for part in sample_blocks(samples, channels):
+        _product_into(W, _centred(x2[:, part], mean), y2[:, part])
+    return y
+
+
+def apply_whole(W, x, axis, mean):
+    """``W @ (x - mean)`` as one matrix product over the whole signal.
+
+    Examples
+    --------
+    >>> apply_whole(np.eye(2), np.array([[1.0, 3.0], [2.0, 6.0]]), 1, np.array([2.0, 4.0]))
+    array([[-1.,  1.],
+           [-2.,  2.]])
+    """
+    y = np.empty_like(x)
+    _product_into(W, _centred(channel_major(x, axis), mean), channel_major(y, axis))
+    return y
