@@ -1,23 +1,26 @@
 """IIR filters over many channels: cascaded second-order sections and transfer functions.
 
-Each kernel walks one block of channels per ``prange`` iteration. A block's samples are
-staged, ``CHUNK`` at a time, in a small work array whose rows hold one sample of every
-channel in the block, so the innermost loops run across the block's channels and
-vectorise. ``block`` is compiled into the kernel as a constant, which lets those loops
-unroll; each block size gets its own kernel.
+Channels are filtered in blocks of ``block``, the innermost loops running across a
+block's channels so that they vectorise. ``block`` is compiled into each kernel as a
+constant, which lets those loops unroll (one kernel per block size). The blocks are split
+into one contiguous group per thread; a group walks through time ``CHUNK`` samples at a
+time, and within a chunk through its blocks, so the rows of ``x`` and ``y`` it touches
+stay in cache whether time or channels is the contiguous axis.
 
-Work-array layout, ``work[row, part, channel]``: ``part`` 0 holds the staged samples
-(row = sample), ``part`` 1 the filter state. Keeping both in one array, at offsets that
-differ modulo a row, lets the compiler prove that samples and state never overlap.
+A group's state lives in one work array, ``work[row, part, channel]``: ``part`` 0 holds
+the chunk of samples being filtered (row = sample), ``part`` 1 the filter state of the
+group's blocks. Being one array, at offsets that differ modulo a row, samples and state
+are provably disjoint to the compiler, which lets it vectorise across channels.
 """
 
 import functools
 
+import numba
 import numpy as np
 from numba import njit, prange
 
 CHUNK = 256
-"""Samples per channel staged in a block's work array at a time."""
+"""Samples of a block staged in a work array at a time."""
 
 
 def _prepare(x, axis, out, n_out):
@@ -30,8 +33,9 @@ def _prepare(x, axis, out, n_out):
     axis : {0, 1}
         The time axis of ``x``.
     out : ndarray or None
-        Array to write into, of ``x``'s dtype and shape except ``n_out`` samples along
-        ``axis``; allocated in ``x``'s memory layout (C for non-contiguous ``x``) if None.
+        Array to write into: ``x``'s dtype and shape, except ``n_out`` samples along
+        ``axis``, and not overlapping ``x``. If None, one is allocated in ``x``'s memory
+        layout (C if ``x`` is neither C- nor F-contiguous).
     n_out : int
         Number of output samples.
 
@@ -40,7 +44,7 @@ def _prepare(x, axis, out, n_out):
     xc, yc : ndarray
         Views of ``x`` and ``out`` shaped (channels, samples).
     out : ndarray
-        The output array, laid out like ``x``.
+        The output array.
     """
     if x.ndim != 2:
         raise ValueError(f"x must be 2-D, got {x.ndim}-D")
@@ -54,6 +58,8 @@ def _prepare(x, axis, out, n_out):
         out = np.empty(shape, x.dtype, order=order)
     elif out.shape != shape or out.dtype != x.dtype:
         raise ValueError(f"out must have shape {shape} and dtype {x.dtype}")
+    elif np.may_share_memory(out, x):
+        raise ValueError("out must not overlap x")
     if axis == 1:
         return x, out, out
     return x.T, out.T, out
@@ -69,6 +75,60 @@ def _initial_state(zi, shape, dtype):
     return zi
 
 
+@njit(inline="always")
+def _time_major(a):
+    """Whether consecutive samples of a (channels, samples) array are closer than channels."""
+    return abs(a.strides[1]) <= abs(a.strides[0])
+
+
+@njit(inline="always")
+def _stage_in(x, c0, t0, m, work, row0):
+    """Copy ``x[c0:c0 + block, t0:t0 + m]`` into ``work[row0:row0 + m, 0, :]``.
+
+    Lanes past the last channel of ``x`` are set to zero.
+    """
+    block = work.shape[2]
+    nb = min(block, x.shape[0] - c0)
+    if nb < block:
+        for t in range(m):
+            for j in range(nb, block):
+                work[row0 + t, 0, j] = 0
+    if _time_major(x):
+        for j in range(nb):
+            for t in range(m):
+                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
+    elif nb == block:
+        for t in range(m):
+            for j in range(block):
+                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
+    else:
+        for t in range(m):
+            for j in range(nb):
+                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
+
+
+@njit(inline="always")
+def _stage_out(work, part, y, c0, t0, m):
+    """Copy ``work[:m, part, :]`` into ``y[c0:c0 + block, t0:t0 + m]``.
+
+    Lanes past the last channel of ``y`` are left out.
+    """
+    block = work.shape[2]
+    nb = min(block, y.shape[0] - c0)
+    if _time_major(y):
+        for j in range(nb):
+            for t in range(m):
+                y[c0 + j, t0 + t] = work[t, part, j]
+    elif nb == block:
+        for t in range(m):
+            for j in range(block):
+                y[c0 + j, t0 + t] = work[t, part, j]
+    else:
+        for t in range(m):
+            for j in range(nb):
+                y[c0 + j, t0 + t] = work[t, part, j]
+
+
 @functools.cache
 def _sosfilt_kernel(block):
     """Compile the cascaded-biquad kernel for blocks of ``block`` channels."""
@@ -77,37 +137,45 @@ def _sosfilt_kernel(block):
     def kernel(sos, x, y, zi, zf):
         n_sections = sos.shape[0]
         n_channels, n_samples = x.shape
-        for first in prange((n_channels + block - 1) // block):
-            c0 = first * block
-            nb = min(block, n_channels - c0)
-            # Section s keeps its two delays in rows 2s and 2s + 1 of part 1.
-            work = np.zeros((max(CHUNK, 2 * n_sections), 2, block), x.dtype)
-            for s in range(n_sections):
-                for j in range(nb):
-                    work[2 * s, 1, j] = zi[s, c0 + j, 0]
-                    work[2 * s + 1, 1, j] = zi[s, c0 + j, 1]
+        n_blocks = (n_channels + block - 1) // block
+        n_groups = min(n_blocks, numba.get_num_threads())
+        for g in prange(n_groups):
+            first = g * n_blocks // n_groups
+            stop = (g + 1) * n_blocks // n_groups
+            # The delays of section s of the group's block i are in part 1,
+            # rows 2 * (i * n_sections + s) and the next.
+            rows = max(CHUNK, 2 * n_sections * (stop - first))
+            work = np.zeros((rows, 2, block), x.dtype)
+            for ib in range(first, stop):
+                c0 = ib * block
+                for s in range(n_sections):
+                    r = 2 * ((ib - first) * n_sections + s)
+                    for j in range(min(block, n_channels - c0)):
+                        work[r, 1, j] = zi[s, c0 + j, 0]
+                        work[r + 1, 1, j] = zi[s, c0 + j, 1]
             for t0 in range(0, n_samples, CHUNK):
                 m = min(CHUNK, n_samples - t0)
-                for j in range(nb):
+                for ib in range(first, stop):
+                    _stage_in(x, ib * block, t0, m, work, 0)
                     for t in range(m):
-                        work[t, 0, j] = x[c0 + j, t0 + t]
-                for t in range(m):
-                    for s in range(n_sections):
-                        b0, b1, b2 = sos[s, 0], sos[s, 1], sos[s, 2]
-                        a1, a2 = sos[s, 4], sos[s, 5]
-                        for j in range(block):
-                            v = work[t, 0, j]
-                            w = b0 * v + work[2 * s, 1, j]
-                            work[2 * s, 1, j] = b1 * v - a1 * w + work[2 * s + 1, 1, j]
-                            work[2 * s + 1, 1, j] = b2 * v - a2 * w
-                            work[t, 0, j] = w
-                for j in range(nb):
-                    for t in range(m):
-                        y[c0 + j, t0 + t] = work[t, 0, j]
-            for s in range(n_sections):
-                for j in range(nb):
-                    zf[s, c0 + j, 0] = work[2 * s, 1, j]
-                    zf[s, c0 + j, 1] = work[2 * s + 1, 1, j]
+                        for s in range(n_sections):
+                            b0, b1, b2 = sos[s, 0], sos[s, 1], sos[s, 2]
+                            a1, a2 = sos[s, 4], sos[s, 5]
+                            r = 2 * ((ib - first) * n_sections + s)
+                            for j in range(block):
+                                v = work[t, 0, j]
+                                w = b0 * v + work[r, 1, j]
+                                work[r, 1, j] = b1 * v - a1 * w + work[r + 1, 1, j]
+                                work[r + 1, 1, j] = b2 * v - a2 * w
+                                work[t, 0, j] = w
+                    _stage_out(work, 0, y, ib * block, t0, m)
+            for ib in range(first, stop):
+                c0 = ib * block
+                for s in range(n_sections):
+                    r = 2 * ((ib - first) * n_sections + s)
+                    for j in range(min(block, n_channels - c0)):
+                        zf[s, c0 + j, 0] = work[r, 1, j]
+                        zf[s, c0 + j, 1] = work[r + 1, 1, j]
 
     return kernel
 
@@ -116,7 +184,7 @@ def sosfilt(sos, x, axis, zi=None, out=None, block=8):
     """Filter every channel of ``x`` with a cascade of second-order sections.
 
     Same result as ``scipy.signal.sosfilt``: each section is a transposed direct form II
-    biquad, and all sections are applied to a sample before the next sample is read.
+    biquad, and every sample passes through all sections before the next one is read.
 
     Parameters
     ----------
@@ -130,21 +198,21 @@ def sosfilt(sos, x, axis, zi=None, out=None, block=8):
     zi : ndarray, shape (n_sections, channels, 2), optional
         Initial delays of each section and channel; zero if None.
     out : ndarray, optional
-        Array of ``x``'s shape and dtype to write the output into; may be ``x`` itself.
+        Array of ``x``'s shape and dtype, not overlapping ``x``, to write the output into.
     block : int, optional
-        Channels filtered together by one thread; each value compiles its own kernel.
+        Channels filtered together; each value compiles its own kernel.
 
     Returns
     -------
     y : ndarray
-        The filtered signals, ``out`` if given, else a new array laid out like ``x``.
+        The filtered signals: ``out`` if given, else a new array laid out like ``x``.
     zf : ndarray or None
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
+    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
     sos = np.asarray(sos, x.dtype)
     if sos.ndim != 2 or sos.shape[1] != 6:
         raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
     state = _initial_state(zi, (sos.shape[0], xc.shape[0], 2), x.dtype)
     zf = np.empty_like(state)
     _sosfilt_kernel(block)(sos, xc, yc, state, zf)
@@ -159,37 +227,44 @@ def _lfilter_kernel(block):
     def kernel(b, a, x, y, zi, zf):
         order = b.shape[0] - 1
         n_channels, n_samples = x.shape
-        for first in prange((n_channels + block - 1) // block):
-            c0 = first * block
-            nb = min(block, n_channels - c0)
-            # Part 1: row 0 holds the current output sample, rows 1..order the delays,
-            # and row order + 1 a delay that stays zero, so every delay updates alike.
-            work = np.zeros((max(CHUNK, order + 2), 2, block), x.dtype)
-            for k in range(order):
-                for j in range(nb):
-                    work[k + 1, 1, j] = zi[c0 + j, k]
+        n_blocks = (n_channels + block - 1) // block
+        n_groups = min(n_blocks, numba.get_num_threads())
+        for g in prange(n_groups):
+            first = g * n_blocks // n_groups
+            stop = (g + 1) * n_blocks // n_groups
+            # The group's block i owns part 1, rows r = i * (order + 2) onwards: row r holds
+            # the current output sample, rows r + 1 ... r + order the delays, and row
+            # r + order + 1 a delay that stays zero, so that all delays update alike.
+            work = np.zeros((max(CHUNK, (order + 2) * (stop - first)), 2, block), x.dtype)
+            for ib in range(first, stop):
+                c0 = ib * block
+                r = (ib - first) * (order + 2)
+                for k in range(order):
+                    for j in range(min(block, n_channels - c0)):
+                        work[r + 1 + k, 1, j] = zi[c0 + j, k]
             for t0 in range(0, n_samples, CHUNK):
                 m = min(CHUNK, n_samples - t0)
-                for j in range(nb):
+                for ib in range(first, stop):
+                    _stage_in(x, ib * block, t0, m, work, 0)
+                    r = (ib - first) * (order + 2)
                     for t in range(m):
-                        work[t, 0, j] = x[c0 + j, t0 + t]
-                for t in range(m):
-                    for j in range(block):
-                        work[0, 1, j] = b[0] * work[t, 0, j] + work[1, 1, j]
-                    for k in range(1, order + 1):
-                        bk, ak = b[k], a[k]
                         for j in range(block):
-                            work[k, 1, j] = (
-                                bk * work[t, 0, j] - ak * work[0, 1, j] + work[k + 1, 1, j]
-                            )
-                    for j in range(block):
-                        work[t, 0, j] = work[0, 1, j]
-                for j in range(nb):
-                    for t in range(m):
-                        y[c0 + j, t0 + t] = work[t, 0, j]
-            for k in range(order):
-                for j in range(nb):
-                    zf[c0 + j, k] = work[k + 1, 1, j]
+                            work[r, 1, j] = b[0] * work[t, 0, j] + work[r + 1, 1, j]
+                        for k in range(1, order + 1):
+                            bk, ak = b[k], a[k]
+                            for j in range(block):
+                                work[r + k, 1, j] = (
+                                    bk * work[t, 0, j] - ak * work[r, 1, j] + work[r + k + 1, 1, j]
+                                )
+                        for j in range(block):
+                            work[t, 0, j] = work[r, 1, j]
+                    _stage_out(work, 0, y, ib * block, t0, m)
+            for ib in range(first, stop):
+                c0 = ib * block
+                r = (ib - first) * (order + 2)
+                for k in range(order):
+                    for j in range(min(block, n_channels - c0)):
+                        zf[c0 + j, k] = work[r + 1 + k, 1, j]
 
     return kernel
 
@@ -211,22 +286,22 @@ def lfilter(b, a, x, axis, zi=None, out=None, block=8):
     zi : ndarray, shape (channels, K - 1), optional
         Initial delays of each channel; zero if None.
     out : ndarray, optional
-        Array of ``x``'s shape and dtype to write the output into; may be ``x`` itself.
+        Array of ``x``'s shape and dtype, not overlapping ``x``, to write the output into.
     block : int, optional
-        Channels filtered together by one thread; each value compiles its own kernel.
+        Channels filtered together; each value compiles its own kernel.
 
     Returns
     -------
     y : ndarray
-        The filtered signals, ``out`` if given, else a new array laid out like ``x``.
+        The filtered signals: ``out`` if given, else a new array laid out like ``x``.
     zf : ndarray or None
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
+    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
     b = np.asarray(b, x.dtype)
     a = np.asarray(a, x.dtype)
     if b.ndim != 1 or b.shape != a.shape or b.size == 0:
         raise ValueError("b and a must be non-empty 1-D arrays of equal length")
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
     state = _initial_state(zi, (xc.shape[0], b.size - 1), x.dtype)
     zf = np.empty_like(state)
     _lfilter_kernel(block)(b, a, xc, yc, state, zf)

@@ -1,0 +1,1 @@
+"""Numba CPU kernels: IIR filters (:mod:`.iir`) and direct convolution (:mod:`.fir`)."""
