@@ -66,6 +66,8 @@ def _cases() -> list[Case]:
         Case("hilbert", lambda x, r: dspk.hilbert(x, runtime=r), signal.hilbert),
         Case("resample_poly-1-3", lambda x, r: dspk.resample_poly(x, 1, 3, axis=-1, runtime=r),
              lambda x: signal.resample_poly(x, 1, 3, axis=-1)),
+        Case("common_reference-median", lambda x, r: dspk.common_reference(x, runtime=r),
+             lambda x: x - np.median(x, axis=0)),
         Case("rfft-vs-1-worker", lambda x, r: dspk.rfft(x, runtime=r),
              lambda x: fft.rfft(x, workers=1)),
         Case("rfft-vs-all-workers", lambda x, r: dspk.rfft(x, runtime=r),

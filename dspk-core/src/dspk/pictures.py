@@ -42,10 +42,11 @@ def filtering_figure(raw: np.ndarray, filtered: np.ndarray, fs: float, path: str
     shown = slice(0, max(1, int(seconds * fs)))
     t = np.arange(raw.shape[1])[shown] / fs * 1e3
     figure, (traces, spectra) = plt.subplots(1, 2, figsize=(11, 4.2))
-    offset = 4 * float(np.std(raw[:channels]))
+    offset = 6 * float(np.std(filtered[:channels, shown]))
     for i in range(min(channels, raw.shape[0])):
-        traces.plot(t, raw[i, shown] - i * offset, color="0.7", linewidth=0.7,
-                    label="raw" if i == 0 else None)
+        centred = raw[i, shown] - np.mean(raw[i, shown])
+        traces.plot(t, centred - i * offset, color="0.7", linewidth=0.7,
+                    label="raw (mean removed)" if i == 0 else None)
         traces.plot(t, filtered[i, shown] - i * offset, color="C0", linewidth=0.7,
                     label="filtered" if i == 0 else None)
     traces.set_xlabel("time (ms)")
