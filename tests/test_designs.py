@@ -161,7 +161,7 @@ def test_filter_from_sections(rng):
     (lambda x: lowpass(x, 16000, FS), ValueError, r"cutoff=16000 .* fs/2 = 15000"),
     (lambda x: lowpass(x, "300", FS), TypeError, "cutoff must be a real number"),
     (lambda x: lowpass(x, 300, 0), ValueError, "fs must be a finite number > 0"),
-    (lambda x: lowpass(x, 300, FS, order=0), ValueError, "order must be >= 1"),
+    (lambda x: lowpass(x, 300, FS, order=0), ValueError, "order must be an integer >= 1"),
     (lambda x: lowpass(x, 300, FS, order=2.5), TypeError, "order must be an integer"),
     (lambda x: lowpass(x, 300, FS, ftype="chebyshev"), ValueError, "ftype='chebyshev'"),
     (lambda x: lowpass(x, 300, FS, rp=1.0), ValueError,

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from dspk import validation
-from dspk.arrays import to_numpy
 from dspk.dispatch import Call
 from dspk.operations import bucket
 from dspk.plugin import Problem, layout_of
@@ -32,15 +31,6 @@ __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve"]
 
 _MODES = ("full", "valid", "same")
 _METHODS = ("auto", "direct", "fft")
-
-
-def _take(call: Call, array: Any, name: str) -> Any:
-    if call.backend.is_native(array):
-        return array
-    try:
-        return to_numpy(array)
-    except Exception as exc:
-        raise TypeError(f"{name} must be an array; got {type(array).__name__} ({exc})") from None
 
 
 def _dtypes(in1: Any, in2: Any) -> tuple[np.dtype, np.dtype]:
@@ -68,7 +58,7 @@ def _axes(axes: Any, ndim: int) -> list[int]:
 
 def _prepare(in1, in2, mode, axes, runtime):
     call, in1 = Call.start(runtime, in1, "in1")
-    in2 = _take(call, in2, "in2")
+    in2 = call.take(in2, "in2")
     validation.choice(mode, _MODES, "mode")
     if in1.ndim != in2.ndim:
         raise ValueError(f"in1 and in2 must have the same number of dimensions; "

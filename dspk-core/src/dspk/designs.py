@@ -28,7 +28,6 @@ Defaults, chosen for electrophysiology:
 from __future__ import annotations
 
 import numbers
-import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,16 +70,6 @@ def _frequency(value: Any, name: str, fs: float) -> float:
     return float(value)
 
 
-def _order(order: Any) -> int:
-    try:
-        order = operator.index(order)
-    except TypeError:
-        raise TypeError(f"order must be an integer; got {order!r}") from None
-    if order < 1:
-        raise ValueError(f"order must be >= 1; got {order}")
-    return order
-
-
 def _ripple(given: Any, name: str, ftype: str, families: tuple[str, ...],
             default: float) -> float | None:
     """``rp`` or ``rs``: its default where the family needs it, refused where it has no effect."""
@@ -97,7 +86,7 @@ def _design(band: float | list[float], btype: str, fs: float, order: Any, ftype:
     validation.choice(ftype, FTYPES, "ftype")
     rp = _ripple(rp, "rp", ftype, _RIPPLE_FAMILIES, RIPPLE_DB)
     rs = _ripple(rs, "rs", ftype, _ATTENUATION_FAMILIES, ATTENUATION_DB)
-    return _scipy.iirfilter(_order(order), band, rp=rp, rs=rs, btype=btype,
+    return _scipy.iirfilter(validation.integer(order, "order", minimum=1), band, rp=rp, rs=rs, btype=btype,
                             ftype="bessel_mag" if ftype == "bessel" else ftype,
                             output="sos", fs=fs)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dspk.arrays import owner
+from dspk.arrays import owner, to_numpy
 from dspk.plugin import Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning.tuner import choose
@@ -52,6 +52,16 @@ class Call:
             return cls(backend, False), np.asarray(x)
         except Exception as exc:
             raise TypeError(f"{name} must be an array; got {type(x).__name__} ({exc})") from None
+
+    def take(self, array: Any, name: str) -> Any:
+        """Another array argument: kept if native to the runtime, else as NumPy."""
+        if self.backend.is_native(array):
+            return array
+        try:
+            return to_numpy(array)
+        except Exception as exc:
+            raise TypeError(f"{name} must be an array; got {type(array).__name__} "
+                            f"({exc})") from None
 
     def native(self, array: Any) -> Any:
         """An array as the runtime's native type (coefficients, signals)."""

@@ -17,7 +17,6 @@ Differences from scipy.signal, all deliberate:
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -52,15 +51,7 @@ def _padlen(padtype: Any, padlen: Any, ntaps: int, samples: int) -> int:
     validation.choice(padtype, _PADTYPES, "padtype")
     if padtype is None:
         return 0
-    if padlen is None:
-        padlen = 3 * ntaps
-    else:
-        try:
-            padlen = operator.index(padlen)
-        except TypeError:
-            raise TypeError(f"padlen must be an integer or None; got {padlen!r}") from None
-        if padlen < 0:
-            raise ValueError(f"padlen must not be negative; got {padlen}")
+    padlen = 3 * ntaps if padlen is None else validation.integer(padlen, "padlen", minimum=0)
     if samples <= padlen:
         raise ValueError(f"padlen={padlen} must be less than the signal length along axis, "
                          f"which is {samples}")

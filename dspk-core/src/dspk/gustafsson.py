@@ -20,13 +20,13 @@ runtime's ``lfilter``; the small least-squares problem runs on the host.
 
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 from scipy import linalg
 from scipy import signal as _scipy
 
 from dspk import validation
+from dspk.arrays import to_numpy
 
 
 def _state_responses(b: np.ndarray, a: np.ndarray, length: int) -> np.ndarray:
@@ -46,12 +46,10 @@ def filtfilt_gust(b, a, x, axis, irlen, runtime):
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
-    host = np.moveaxis(np.asarray(call.backend.to_numpy(x), dtype=dtype), axis, -1)
+    host = np.moveaxis(np.asarray(to_numpy(x), dtype=dtype), axis, -1)
     order, n = len(a) - 1, host.shape[-1]
     if irlen is not None:
-        irlen = operator.index(irlen)
-        if irlen < 1:
-            raise ValueError(f"irlen must be a positive integer or None; got {irlen}")
+        irlen = validation.integer(irlen, "irlen", minimum=1)
     if order == 0:
         return call.give_back(call.native(np.moveaxis(host * dtype.type(b[0] ** 2), -1, axis)))
 

@@ -19,12 +19,12 @@ Notes.
 from __future__ import annotations
 
 import numbers
-from operator import index
 from typing import Any
 
 import numpy as np
 
 from dspk import validation
+from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 
@@ -35,11 +35,6 @@ _OPERATORS = ("median", "average")
 
 #: SpikeInterface's default margin, 40 ms, at the 30 kHz of Neuropixels probes.
 DEFAULT_MARGIN = 1200
-
-
-def _host(call: Call, array: Any) -> np.ndarray:
-    """A kernel's small result (or a parameter) as a NumPy array."""
-    return np.asarray(call.backend.to_numpy(array) if call.backend.is_native(array) else array)
 
 
 def _channels_by_samples(x: Any, axis: Any) -> int:
@@ -168,7 +163,7 @@ def _eps(eps: Any) -> float | None:
 
 
 def _given_matrix(call: Call, W: Any, channels: int) -> np.ndarray:
-    W = _host(call, W)
+    W = to_numpy(W)
     if W.dtype.kind not in "biuf":
         raise TypeError(f"W must hold real numbers; got dtype {W.dtype}")
     if W.shape != (channels, channels):
@@ -187,13 +182,13 @@ def _default_eps(median_of_squares: float) -> float:
 
 def _whitening_matrix(call: Call, view: Signal2D, mean: Any, eps: float | None) -> np.ndarray:
     """``U diag(1 / sqrt(S + eps)) U^T`` of the channel covariance, in float64."""
-    cov = _host(call, call.run(view.problem("channel_covariance"), view.array, view.axis, mean))
+    cov = to_numpy(call.run(view.problem("channel_covariance"), view.array, view.axis, mean))
     if not np.all(np.isfinite(cov)):
         raise ValueError("x has non-finite values (NaN or infinity); the channel covariance "
                          "cannot be estimated")
     if eps is None:
         squares = call.run(view.problem("median_of_squares"), view.array, view.axis, mean)
-        eps = _default_eps(float(_host(call, squares)))
+        eps = _default_eps(float(to_numpy(squares)))
     values, vectors = np.linalg.eigh(cov)
     values = np.clip(values, 0.0, None)
     if eps == 0 and values[0] <= values[-1] * len(values) * np.finfo(np.float64).eps:
@@ -279,7 +274,7 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
 
 
 def _shifts(call: Call, shifts: Any, channels: int) -> np.ndarray:
-    values = np.atleast_1d(_host(call, shifts))
+    values = np.atleast_1d(to_numpy(shifts))
     if values.dtype.kind not in "biuf":
         raise TypeError(f"shifts must hold real numbers of samples; got dtype {values.dtype}")
     if values.shape != (channels,):
@@ -287,16 +282,6 @@ def _shifts(call: Call, shifts: Any, channels: int) -> np.ndarray:
                          f"shifts needs one value per channel, shape ({channels},)")
     validation.finite(values, "shifts")
     return values.astype(np.float64)
-
-
-def _margin(margin: Any) -> int:
-    try:
-        margin = index(margin)
-    except TypeError:
-        raise TypeError(f"margin must be an integer number of samples; got {margin!r}") from None
-    if margin < 0:
-        raise ValueError(f"margin must not be negative; got {margin}")
-    return margin
 
 
 def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
@@ -359,7 +344,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     dtype = validation.compute_dtype(x)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     shifts = _shifts(call, shifts, view.channels)
-    margin = _margin(margin)
+    margin = validation.integer(margin, "margin", minimum=0)
     problem = view.problem("phase_shift", margin=bucket(margin))
     y = call.run(problem, view.array, view.axis, shifts, margin)
     return call.give_back(view.restore(y))

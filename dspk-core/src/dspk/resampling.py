@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from scipy import fft
 from scipy import signal as _scipy
 
 from dspk import extension, filtering, validation
+from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 
@@ -56,19 +56,6 @@ _BACKGROUNDS = {
 PADTYPES = (*_BACKGROUNDS, *extension.MODES)
 
 
-def _whole(value: Any, name: str) -> int:
-    """A count or rate: an integer (or integral number) of at least 1."""
-    try:
-        whole = operator.index(value)
-    except TypeError:
-        if not (isinstance(value, numbers.Real) and float(value).is_integer()):
-            raise TypeError(f"{name} must be an integer; got {value!r}") from None
-        whole = int(value)
-    if whole < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {whole}")
-    return whole
-
-
 def _real(value: Any, name: str) -> float:
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {value!r}")
@@ -77,7 +64,7 @@ def _real(value: Any, name: str) -> float:
 
 def _taps(call: Call, h: Any, name: str) -> np.ndarray:
     """Filter taps on the host: a non-empty, finite, real 1-D array."""
-    h = np.asarray(call.backend.to_numpy(h) if call.backend.is_native(h) else h)
+    h = to_numpy(h)
     if h.ndim != 1 or h.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of filter taps; "
                          f"got shape {h.shape}")
@@ -168,7 +155,7 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     h = _taps(call, h, "h")
-    up, down = _whole(up, "up"), _whole(down, "down")
+    up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     mode = _mode(mode, x.shape[axis], "mode")
     cval = _real(cval, "cval")
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -238,7 +225,7 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     call, x = Call.start(runtime, x, "x")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
-    up, down = _whole(up, "up"), _whole(down, "down")
+    up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     validation.choice(padtype, PADTYPES, "padtype")
     if cval is not None and padtype != "constant":
         raise ValueError(f"cval={cval!r} has no effect with padtype={padtype!r}; "
@@ -274,8 +261,7 @@ def _spectral_window(call: Call, window: Any, samples: int) -> np.ndarray:
     if callable(window):
         weights = np.asarray(window(fft.fftfreq(samples)))
     elif hasattr(window, "shape"):
-        weights = np.asarray(call.backend.to_numpy(window) if call.backend.is_native(window)
-                             else window)
+        weights = to_numpy(window)
     else:
         weights = fft.fftshift(_scipy.get_window(window, samples))
     if weights.shape != (samples,):
@@ -362,7 +348,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
                          "real signals given in the time domain")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
-    num = _whole(num, "num")
+    num = validation.integer(num, "num", minimum=1)
     samples = x.shape[axis]
     weights = _spectral_weights(call, window, samples, num)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -446,8 +432,8 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     call, x = Call.start(runtime, x, "x")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
-    q = _whole(q, "q")
-    n = None if n is None else _whole(n, "n")
+    q = validation.integer(q, "q", minimum=1)
+    n = None if n is None else validation.integer(n, "n", minimum=1)
     kind, coefficients = _decimation_filter(ftype, q, n)
     if kind == "fir":
         b = coefficients[0]

@@ -58,6 +58,7 @@ from scipy import fft as _scipy_fft
 from scipy import signal as _scipy
 
 from dspk import validation
+from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 from dspk.operations.spectral import BOUNDARY_PADDING
@@ -76,20 +77,6 @@ _MODES = {"psd": "power", "complex": "complex", "magnitude": "magnitude", "angle
 
 
 # --- arguments -------------------------------------------------------------------------
-
-def _integer(value: Any, name: str) -> int:
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer; got {value!r}") from None
-
-
-def _positive(value: Any, name: str) -> int:
-    number = _integer(value, name)
-    if number < 1:
-        raise ValueError(f"{name} must be a positive integer; got {number}")
-    return number
-
 
 def _dtype(x: Any, name: str) -> np.dtype:
     """The dtype ``x`` is computed in: float32/64 and complex64/128 stay, other reals float64."""
@@ -118,21 +105,6 @@ def _sampling_rate(fs: Any) -> float:
     return rate
 
 
-def _host(call: Call, value: Any) -> np.ndarray:
-    """A parameter array (window, break points) as NumPy, whatever kind it came as."""
-    return call.backend.to_numpy(value) if call.backend.is_native(value) else np.asarray(value)
-
-
-def _take(call: Call, value: Any, name: str) -> Any:
-    """A second signal, in the kind the first one fixed."""
-    if call.backend.is_native(value):
-        return value
-    try:
-        return np.asarray(value)
-    except Exception as exc:
-        raise TypeError(f"{name} must be an array; got {type(value).__name__} ({exc})") from None
-
-
 def _like_input(call: Call, array: np.ndarray) -> Any:
     """A host-computed result (frequencies, times) in the kind of array the caller passed."""
     return call.native(array) if call.native_in else array
@@ -150,7 +122,7 @@ def _problem(op: str, view: Signal2D, dtype: np.dtype, samples: int | None = Non
 def _check_fft_options(norm: Any, workers: Any, plan: Any) -> str:
     if plan is not None:
         raise NotImplementedError("plan: precomputed plans are not supported; pass plan=None")
-    if workers is not None and _integer(workers, "workers") == 0:
+    if workers is not None and validation.integer(workers, "workers") == 0:
         raise ValueError("workers must not be zero")
     return validation.choice(norm, _NORMS, "norm") or "backward"
 
@@ -170,7 +142,7 @@ def _transform(kind, x, n, axis, norm, workers, plan, runtime):
         if n < 1:
             raise ValueError(f"n: irfft of {length} point(s) gives 2 * ({length} - 1) = 0 "
                              "samples; pass a positive n")
-    n = _positive(n, "n")
+    n = validation.integer(n, "n", minimum=1)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     problem = _problem("fft", view, dtype, n, kind=kind, complex=dtype.kind == "c")
     return call.give_back(view.restore(call.run(problem, view.array, view.axis, n, kind, norm)))
@@ -378,7 +350,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
     if x.dtype.kind == "c":
         raise ValueError(f"x must be real; got dtype {x.dtype}")
     dtype = validation.compute_dtype(x)
-    n = x.shape[axis] if N is None else _positive(N, "N")
+    n = x.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     y = call.run(_problem("hilbert", view, dtype, n), view.array, view.axis, n)
     return call.give_back(view.restore(y))
@@ -386,7 +358,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
 
 def _break_points(call: Call, bp: Any, length: int) -> tuple[int, ...]:
     """0, the break points and ``length``: sorted, without repeats."""
-    points = np.atleast_1d(_host(call, bp))
+    points = np.atleast_1d(to_numpy(bp))
     if points.ndim != 1 or (points.size and points.dtype.kind not in "iu"):
         raise TypeError(f"bp must be an integer or a 1-D sequence of integers; got {bp!r}")
     if points.size and (points.min() < 0 or points.max() > length):
@@ -497,7 +469,7 @@ class _Segments:
 def _window(call: Call, window: Any, nperseg: Any, length: int) -> np.ndarray:
     """The window as float64 on the host; a named window of ``nperseg`` samples."""
     if nperseg is not None:
-        nperseg = _positive(nperseg, "nperseg")
+        nperseg = validation.integer(nperseg, "nperseg", minimum=1)
     if isinstance(window, (str, tuple)):
         if nperseg is None:
             nperseg = min(256, length)
@@ -509,7 +481,7 @@ def _window(call: Call, window: Any, nperseg: Any, length: int) -> np.ndarray:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
                              f"knows: {exc}") from None
-    values = _host(call, window)
+    values = to_numpy(window)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"window must be a string, a tuple or a non-empty 1-D array; "
                          f"got an array of shape {values.shape}")
@@ -539,10 +511,10 @@ def _segments(call: Call, window: Any, nperseg: Any, noverlap: Any, nfft: Any, d
     """Check the segment parameters; ``noverlap`` defaults to ``nperseg // overlap_fraction``."""
     values = _window(call, window, nperseg, length)
     nperseg = values.size
-    nfft = nperseg if nfft is None else _positive(nfft, "nfft")
+    nfft = nperseg if nfft is None else validation.integer(nfft, "nfft", minimum=1)
     if nfft < nperseg:
         raise ValueError(f"nfft={nfft} must be at least nperseg={nperseg}")
-    noverlap = nperseg // overlap_fraction if noverlap is None else _integer(noverlap, "noverlap")
+    noverlap = nperseg // overlap_fraction if noverlap is None else validation.integer(noverlap, "noverlap")
     if noverlap >= nperseg:
         raise ValueError(f"noverlap={noverlap} must be less than nperseg={nperseg}")
     return _Segments(values, nperseg - noverlap, nfft, _trend(detrend),
@@ -587,7 +559,7 @@ def _all_segments(detrend: Callable, axis: int) -> Callable[[np.ndarray], np.nda
 def _host_detrended(call: Call, signals: list, axes: list, length: int, segments: _Segments,
                     detrend_each: Callable) -> tuple[list, _Segments]:
     """Signals with their segments detrended on the host by a callable, and their segments."""
-    laid = [_presegmented(_host(call, v), a, length, segments, detrend_each)
+    laid = [_presegmented(to_numpy(v), a, length, segments, detrend_each)
             for v, a in zip(signals, axes)]
     return laid, replace(segments, step=segments.nperseg, detrend=None)
 
@@ -784,7 +756,7 @@ def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=
     """
     call, x = Call.start(runtime, x, "x")
     same = y is x
-    y = None if same else _take(call, y, "y")
+    y = None if same else call.take(y, "y")
     return _averaged(call, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
                      scaling, axis, average)
 
@@ -835,14 +807,14 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
     call, x = Call.start(runtime, x, "x")
     index = validation.signal(x, axis)
     length = x.shape[index]
-    nfft = None if nfft is None else _positive(nfft, "nfft")
+    nfft = None if nfft is None else validation.integer(nfft, "nfft", minimum=1)
     if nfft is not None and nfft < length:
         x = x[(slice(None),) * index + (slice(0, nfft),)]
         nperseg, nfft = nfft, None
     else:
         nperseg = length
     window = "boxcar" if window is None else window
-    size = None if isinstance(window, (str, tuple)) else np.size(_host(call, window))
+    size = None if isinstance(window, (str, tuple)) else np.size(to_numpy(window))
     if size not in (None, nperseg):
         raise ValueError(f"window must have {nperseg} samples, as many as x along axis "
                          f"(or nfft, when smaller); got {size}")
@@ -940,7 +912,7 @@ def _segment_times(samples: int, segments: _Segments, extended: bool, fs: float)
 
 def _host_extended(call: Call, x, axis: int, edge: int, boundary: str | None, pad: int):
     """``x`` on the host, extended at both ends and zero-padded as the stft kernel does."""
-    v = _host(call, x)
+    v = to_numpy(x)
     widths = [(0, 0)] * v.ndim
     if edge:
         widths[axis] = (edge, edge)
@@ -1129,15 +1101,15 @@ def _inverse_lengths(bins: int, onesided: bool, nperseg: Any, nfft: Any,
     if nperseg is None and implied < 1:
         raise ValueError(f"nperseg: Zxx has {bins} frequency along freq_axis, too few to "
                          "imply a segment length; pass nperseg")
-    nperseg = implied if nperseg is None else _positive(nperseg, "nperseg")
+    nperseg = implied if nperseg is None else validation.integer(nperseg, "nperseg", minimum=1)
     if nfft is None:
         nfft = nperseg if onesided and nperseg == implied + 1 else implied
     else:
-        nfft = _positive(nfft, "nfft")
+        nfft = validation.integer(nfft, "nfft", minimum=1)
     if nfft < nperseg:
         raise ValueError(f"nfft={nfft} must be at least nperseg={nperseg} (by default nfft "
                          "is implied by Zxx's frequencies)")
-    noverlap = nperseg // 2 if noverlap is None else _integer(noverlap, "noverlap")
+    noverlap = nperseg // 2 if noverlap is None else validation.integer(noverlap, "noverlap")
     if noverlap >= nperseg:
         raise ValueError(f"noverlap={noverlap} must be less than nperseg={nperseg}")
     return nperseg, nfft, nperseg - noverlap
@@ -1168,7 +1140,7 @@ def _synthesis_window(call: Call, window: Any, nperseg: int) -> np.ndarray:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
                              f"knows: {exc}") from None
-    values = _host(call, window)
+    values = to_numpy(window)
     if values.ndim != 1 or values.size != nperseg:
         raise ValueError(f"window must be 1-D with nperseg={nperseg} samples; got shape "
                          f"{values.shape}")

@@ -44,12 +44,29 @@ def signal(x: Any, axis: Any, name: str = "x") -> int:
     return index
 
 
+def integer(value: Any, name: str, minimum: int | None = None) -> int:
+    """``value`` as an int (integers only, no floats), at least ``minimum``.
+
+    Examples
+    --------
+    >>> integer(3, "up", minimum=1)
+    3
+    >>> integer(0, "up", minimum=1)
+    Traceback (most recent call last):
+    ValueError: up must be an integer >= 1; got 0
+    """
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer; got {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {number}")
+    return number
+
+
 def check_axis(axis: Any, ndim: int, name: str = "axis") -> int:
     """``axis`` as a non-negative index into ``ndim`` dimensions."""
-    try:
-        index = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer; got {axis!r}") from None
+    index = integer(axis, name)
     if not -ndim <= index < ndim:
         raise ValueError(f"{name}={axis} is out of range for an array of {ndim} dimension(s)")
     return index % ndim
