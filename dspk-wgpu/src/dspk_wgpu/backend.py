@@ -1,0 +1,83 @@
+"""The wgpu runtime: its adapter, fingerprint, device arrays, timer and variants."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from importlib.metadata import version
+from typing import Any
+
+import numpy as np
+from dspk.plugin import Backend, Problem, Variant
+
+from dspk_wgpu.adapter import describe, open_device, select_adapter
+
+
+class WgpuBackend(Backend):
+    """A GPU through WebGPU: WGSL compute shaders on float32 device arrays.
+
+    Raises
+    ------
+    dspk.plugin.DeviceUnavailable
+        When wgpu-py cannot be imported, there is no adapter, or the only one
+        is a software adapter that was not asked for (see :mod:`dspk_wgpu.adapter`).
+    """
+
+    name = "wgpu"
+
+    def __init__(self):
+        adapter = select_adapter()
+        # Imported after the probe: these need wgpu-py, which the probe checked.
+        from dspk_wgpu import fir, iir
+        from dspk_wgpu.arrays import WgpuArray
+        from dspk_wgpu.gpu import Gpu
+
+        self.gpu = Gpu(adapter, open_device(adapter))
+        self._array_type = WgpuArray
+        self._variants = {"sosfilt": iir.SOSFILT, "convolve": fir.CONVOLVE}
+
+    def device(self) -> str:
+        return describe(self.gpu.adapter)
+
+    def fingerprint(self):
+        info = self.gpu.adapter.info
+        return {"vendor": str(info.get("vendor", "")), "vendor_id": str(info.get("vendor_id", "")),
+                "device": str(info.get("device", "")), "device_id": str(info.get("device_id", "")),
+                "backend": str(info.get("backend_type", "")),
+                "driver": str(info.get("description", "")),
+                "wgpu-py": version("wgpu"), "dspk-wgpu": version("dspk-wgpu")}
+
+    def variants(self, op: str):
+        return self._variants.get(op, [])
+
+    def asarray(self, x: np.ndarray) -> Any:
+        """Copy a float32 host array to the device; other dtypes raise TypeError."""
+        return self._array_type.from_numpy(self.gpu, np.asarray(x))
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return x.to_numpy() if self.is_native(x) else np.asarray(x)
+
+    def is_native(self, x: Any) -> bool:
+        return isinstance(x, self._array_type) and x.gpu is self.gpu
+
+    def prepare(self, variant: Variant, problem: Problem) -> None:
+        """Compile the variant's pipelines on a small input."""
+        from dspk.operations import OPERATIONS
+
+        small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
+                        problem.layout, problem.params)
+        args = OPERATIONS[problem.op].example_args(small, np.random.default_rng(0))
+        variant.run(*(self.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+        self.gpu.wait()
+
+    def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
+        """Wall time around submission and completion, after one warm-up."""
+        call()
+        self.gpu.wait()
+        seconds = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            call()
+            self.gpu.wait()
+            seconds.append(time.perf_counter() - start)
+        return seconds

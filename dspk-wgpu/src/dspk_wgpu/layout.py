@@ -1,0 +1,28 @@
+"""How kernels address 2-D views: element offset, channel stride, time stride."""
+
+from __future__ import annotations
+
+from dspk_wgpu.arrays import WgpuArray
+
+
+def addressing(a: WgpuArray, axis: int) -> tuple[int, int, int]:
+    """``(offset, channel_stride, time_stride)`` in elements of a 2-D view, time along ``axis``."""
+    return a.offset, a.element_strides[1 - axis], a.element_strides[axis]
+
+
+def output_like(x: WgpuArray, axis: int, samples: int) -> WgpuArray:
+    """A new C-contiguous result with ``x``'s channels and orientation and ``samples`` samples."""
+    channels = x.shape[1 - axis]
+    shape = (channels, samples) if axis == 1 else (samples, channels)
+    return WgpuArray.empty(x.gpu, shape, x.dtype)
+
+
+def dense(a: WgpuArray) -> WgpuArray:
+    """``a`` as a C-contiguous array starting at element 0 (copied only when needed)."""
+    return a if a.offset == 0 and a.is_contiguous() else a.copy()
+
+
+def batches(count: int, limit: int = 65535):
+    """``(first, size)`` ranges of at most ``limit`` workgroups covering ``count``."""
+    for first in range(0, count, limit):
+        yield first, min(limit, count - first)

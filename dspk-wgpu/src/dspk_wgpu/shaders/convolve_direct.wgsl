@@ -1,0 +1,65 @@
+// Full direct convolution, y[c, t] = sum_j h[row, j] x[c, t - j], in tiles:
+// a workgroup computes 256 outputs of one channel; taps `tap0 .. tap0 + tap_count`
+// pass through workgroup memory 256 at a time beside the 511 input samples they
+// meet. A dispatch covers a bounded range of taps; later ranges add to `y`.
+
+struct Params {
+    n: i32, taps: i32, h_rows: i32, out_len: i32,
+    tap0: i32, tap_count: i32, accumulate: i32, x_offset: i32,
+    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
+    h_offset: i32, h_sr: i32, h_st: i32, tile0: i32,
+}
+
+const TILE: i32 = 256;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> h: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+
+var<workgroup> taps_tile: array<f32, 256>;
+var<workgroup> x_tile: array<f32, 512>;
+
+fn sample(c: i32, t: i32) -> f32 {
+    if (t < 0 || t >= p.n) {
+        return 0.0;
+    }
+    return x[p.x_offset + c * p.x_sc + t * p.x_st];
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    let lane = i32(lid.x);
+    let c = i32(wid.y);
+    let t0 = (p.tile0 + i32(wid.x)) * TILE;
+    let t = t0 + lane;
+    let row = select(0, c, p.h_rows > 1);
+    let tap_end = p.tap0 + p.tap_count;
+    var acc = 0.0;
+    for (var j0 = p.tap0; j0 < tap_end; j0 += TILE) {
+        let j = j0 + lane;
+        var tap = 0.0;
+        if (j < tap_end) {
+            tap = h[p.h_offset + row * p.h_sr + j * p.h_st];
+        }
+        taps_tile[lane] = tap;
+        let base = t0 - j0 - (TILE - 1);
+        x_tile[lane] = sample(c, base + lane);
+        x_tile[lane + TILE] = sample(c, base + lane + TILE);
+        workgroupBarrier();
+        let count = min(TILE, tap_end - j0);
+        for (var m = 0; m < count; m++) {
+            acc += taps_tile[m] * x_tile[lane + TILE - 1 - m];
+        }
+        workgroupBarrier();
+    }
+    if (t < p.out_len) {
+        let k = c * p.y_sc + t * p.y_st;
+        if (p.accumulate != 0) {
+            y[k] += acc;
+        } else {
+            y[k] = acc;
+        }
+    }
+}
