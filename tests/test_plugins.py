@@ -36,11 +36,15 @@ def broken(tmp_path_factory):
 
 
 def _python(code: str, *paths: Path, **env: str) -> subprocess.CompletedProcess:
+    return _run(["-c", code], *paths, **env)
+
+
+def _run(arguments: list[str], *paths: Path, **env: str) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items()
                    if k not in ("DSPK_RUNTIME", "DSPK_STRICT_RUNTIMES")}
     environment["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
     environment.update(env)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, *arguments], capture_output=True, text=True,
                           env=environment)
 
 
@@ -71,10 +75,11 @@ print(json.dumps({"available": dspk.runtime.available(), "current": current,
     assert result["current"] == "toy"
     assert result["default"] == result["available"][0]
     assert max(result["errors"]) < 1e-12
-    # sosfilt in two dtypes and two layouts at one size: the only operation toy has.
-    assert result["tuned"]["toy"]["sizes"] == 4
+    # sosfilt and rfft (the fft grid), each in two dtypes and two layouts at one size:
+    # the operations toy has.
+    assert result["tuned"]["toy"]["sizes"] == 8
     entries = list((tmp_path / "tune" / "v1" / "toy").rglob("4x512.json"))
-    assert len(entries) == 4
+    assert len(entries) == 8
 
 
 def test_environment_selects_a_third_party_runtime(toy):
@@ -127,3 +132,17 @@ print(json.dumps(out))
                                   "machine. Runtimes that can run here: cpu.")
     assert result["info"]["reason"] == "no toy GPU in this machine"
     assert result["info"]["device"] is None
+
+
+def test_the_conformance_kit_passes_the_third_party_runtime(toy):
+    """``python -m dspk.testing toy``: what toy implements passes; the rest is reported."""
+    result = _run(["-m", "dspk.testing", "toy", "-q", "-rs"], toy)
+    summary = result.stdout.strip().splitlines()[-1]
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+    assert " passed" in summary and "failed" not in summary and "error" not in summary
+    assert "runtime 'toy' does not implement lfilter" in result.stdout
+    missing = next(line for line in result.stdout.splitlines()
+                   if line.startswith("dspk: runtime 'toy' does not implement: "))
+    not_implemented = missing.split(": ", 2)[2].split(", ")
+    assert "lfilter" in not_implemented and "stft" in not_implemented
+    assert "sosfilt" not in not_implemented and "fft" not in not_implemented

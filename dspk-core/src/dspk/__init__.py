@@ -20,13 +20,17 @@ from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
 from dspk.designs import *  # noqa: F403
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
+from dspk.recordings import *  # noqa: F403
 from dspk.resampling import *  # noqa: F403
 from dspk.spectral import *  # noqa: F403
+from dspk.streaming import *  # noqa: F403
 
 from dspk import designs as _designs
 from dspk import multichannel as _multichannel
+from dspk import recordings as _recordings
 from dspk import resampling as _resampling
 from dspk import spectral as _spectral
+from dspk import streaming as _streaming
 
 __version__ = _version("dspk-core")
 
@@ -35,4 +39,5 @@ __all__ = [
     "sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "lfilter_zi", "sosfilt_zi",
     "convolve", "correlate", "fftconvolve", "oaconvolve",
     *_designs.__all__, *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
+    *_streaming.__all__, *_recordings.__all__,
 ]

@@ -1,4 +1,4 @@
-"""The ``dspk`` command line: ``info``, ``autotune``, ``bench`` and ``demo``."""
+"""The ``dspk`` command line: ``info``, ``autotune``, ``bench``, ``demo`` and ``filter``."""
 
 from __future__ import annotations
 
@@ -133,6 +133,78 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _filter(args: argparse.Namespace) -> int:
+    import signal
+
+    from dspk.recordings import filter_recording
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        summary = filter_recording(
+            args.input, args.output, args.fs, channels=args.channels, dtype=args.dtype,
+            bandpass=args.bandpass, highpass=args.highpass, order=args.order,
+            zero_phase=not args.causal, phase_shift=args.phase_shift, reference=args.reference,
+            output_dtype=args.output_dtype, scale=args.scale, sync_channels=args.sync_channels,
+            chunk_samples=args.chunk_samples, overwrite=args.force, progress=not args.quiet,
+            runtime=args.runtime)
+    except KeyboardInterrupt:
+        print(f"dspk: interrupted: {args.output} was not written", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"dspk: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if not args.quiet:
+        print(summary)
+    if summary.clipped:
+        print(f"dspk: warning: {summary.clipped} values were clipped to the int16 range; "
+              "lower --scale or write --output-dtype float32", file=sys.stderr)
+    return 0
+
+
+def _add_filter(commands) -> None:
+    from dspk.recordings import OUTPUT_DTYPES, RAW_DTYPES
+
+    filt = commands.add_parser("filter", help="filter a recording file chunk by chunk: "
+                               "band-pass, phase shift, common reference")
+    filt.add_argument("input", help="raw interleaved binary (samples x channels, such as "
+                      "SpikeGLX .bin or Open Ephys .dat) or .npy")
+    filt.add_argument("output", help="the file to write: .npy if its name ends so, else raw")
+    filt.add_argument("--channels", type=int, default=None,
+                      help="channel count (needed for raw binary input)")
+    filt.add_argument("--fs", type=float, required=True, help="sampling frequency, Hz")
+    filt.add_argument("--dtype", choices=RAW_DTYPES, default=None,
+                      help="sample type of the input (raw binary default: int16)")
+    band = filt.add_mutually_exclusive_group()
+    band.add_argument("--bandpass", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                      help="Butterworth band-pass, Hz")
+    band.add_argument("--highpass", type=float, metavar="CUTOFF", help="Butterworth high-pass, Hz")
+    filt.add_argument("--order", type=int, default=4,
+                      help="filter order (a band-pass has twice it); default 4")
+    filt.add_argument("--causal", action="store_true",
+                      help="filter forward only (default: zero phase, forward and backward)")
+    filt.add_argument("--phase-shift", choices=["neuropixels-1.0"], default=None,
+                      help="undo the ADC multiplexing delays of this probe")
+    filt.add_argument("--reference", choices=["median", "average"], default=None,
+                      help="subtract the median or mean across channels")
+    filt.add_argument("--output-dtype", choices=OUTPUT_DTYPES, default=None,
+                      help="default: int16 for int16 input, else float32")
+    filt.add_argument("--scale", type=float, default=1.0,
+                      help="int16 output is round(y * scale), clipped; default 1")
+    filt.add_argument("--sync-channels", type=int, default=0,
+                      help="the last N channels are copied unprocessed (SpikeGLX: 1)")
+    filt.add_argument("--chunk-samples", type=int, default=None,
+                      help="samples per chunk (default: 48 MiB of float32)")
+    filt.add_argument("--runtime", default=None, help="runtime to run on (default: current)")
+    filt.add_argument("--force", action="store_true", help="replace an existing output")
+    filt.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    filt.set_defaults(handler=_filter)
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``dspk``."""
     top = argparse.ArgumentParser(prog="dspk", description=__doc__)
@@ -166,6 +238,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", default="dspk-demo.png",
                       help="PNG to draw (matplotlib); empty for none")
     demo.set_defaults(handler=_demo)
+    _add_filter(commands)
     return top
 
 

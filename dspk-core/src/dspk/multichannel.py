@@ -47,7 +47,7 @@ def _channels_by_samples(x: Any, axis: Any) -> int:
     return axis
 
 
-def _groups(groups: Any, channels: int) -> tuple[np.ndarray, ...]:
+def channel_groups(groups: Any, channels: int) -> tuple[np.ndarray, ...]:
     """The groups as disjoint int64 arrays of channel indices; empty groups left out."""
     if groups is None:
         return (np.arange(channels, dtype=np.int64),)
@@ -147,7 +147,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    members = _groups(groups, view.channels)
+    members = channel_groups(groups, view.channels)
     problem = view.problem("common_reference", operator=operator)
     return call.give_back(call.run(problem, view.array, view.axis, members, operator))
 

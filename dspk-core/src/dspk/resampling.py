@@ -164,7 +164,7 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     return call.give_back(view.restore(y))
 
 
-def _antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.ndarray, int]:
+def antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.ndarray, int]:
     """resample_poly's filter before scaling and padding, and its half length."""
     if isinstance(window, (list, np.ndarray)) or call.backend.is_native(window):
         taps = _taps(call, window, "window")
@@ -237,7 +237,7 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     x = x.astype(dtype, copy=False)
     if up == down == 1:
         return call.give_back(x.copy())
-    taps, half_len = _antialiasing_taps(call, window, up, down)
+    taps, half_len = antialiasing_taps(call, window, up, down)
     n_out = -(-x.shape[axis] * up // down)
     pre_pad = down - half_len % down
     first = (half_len + pre_pad) // down
@@ -364,7 +364,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     return y, t[0] + (t[1] - t[0]) * (samples / num) * np.arange(num)
 
 
-def _decimation_filter(ftype: Any, q: int, n: int | None) -> tuple[str, tuple]:
+def decimation_filter(ftype: Any, q: int, n: int | None) -> tuple[str, tuple]:
     """scipy.signal.decimate's filter: ``("fir", (b,))``, ``("sos", (sos,))`` or ``("ba", (b, a))``."""
     if isinstance(ftype, _scipy.dlti):
         system = ftype._as_zpk()
@@ -434,7 +434,7 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     dtype = validation.compute_dtype(x)
     q = validation.integer(q, "q", minimum=1)
     n = None if n is None else validation.integer(n, "n", minimum=1)
-    kind, coefficients = _decimation_filter(ftype, q, n)
+    kind, coefficients = decimation_filter(ftype, q, n)
     if kind == "fir":
         b = coefficients[0]
         if zero_phase:

@@ -78,7 +78,7 @@ _MODES = {"psd": "power", "complex": "complex", "magnitude": "magnitude", "angle
 
 # --- arguments -------------------------------------------------------------------------
 
-def _dtype(x: Any, name: str) -> np.dtype:
+def computation_dtype(x: Any, name: str) -> np.dtype:
     """The dtype ``x`` is computed in: float32/64 and complex64/128 stay, other reals float64."""
     if x.dtype.kind == "c":
         if x.dtype not in (np.complex64, np.complex128):
@@ -95,7 +95,7 @@ def _complex(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, np.complex64)
 
 
-def _sampling_rate(fs: Any) -> float:
+def sampling_rate(fs: Any) -> float:
     try:
         rate = float(fs)
     except (TypeError, ValueError):
@@ -131,7 +131,7 @@ def _transform(kind, x, n, axis, norm, workers, plan, runtime):
     norm = _check_fft_options(norm, workers, plan)
     call, x = Call.start(runtime, x, "x")
     axis = validation.signal(x, axis)
-    dtype = _dtype(x, "x")
+    dtype = computation_dtype(x, "x")
     if kind == "rfft" and dtype.kind == "c":
         raise TypeError(f"x must be real for rfft; got dtype {x.dtype}")
     if kind == "irfft":
@@ -406,7 +406,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     if not isinstance(type, str) or type not in _TRENDS:
         raise ValueError(f"type={type!r} is not 'linear' or 'constant' (or 'l', 'c')")
     kind = _TRENDS[type]
-    dtype = _dtype(data, "data")
+    dtype = computation_dtype(data, "data")
     length = data.shape[axis]
     pieces = (0, length) if kind == "constant" else _break_points(call, bp, length)
     view = Signal2D.of(data.astype(dtype, copy=False), axis)
@@ -496,7 +496,7 @@ def _window(call: Call, window: Any, nperseg: Any, length: int) -> np.ndarray:
     return values.astype(np.float64)
 
 
-def _trend(detrend: Any) -> str | Callable | None:
+def detrend_kind(detrend: Any) -> str | Callable | None:
     if callable(detrend):
         return detrend
     if detrend is False or detrend is None:
@@ -517,7 +517,7 @@ def _segments(call: Call, window: Any, nperseg: Any, noverlap: Any, nfft: Any, d
     noverlap = nperseg // overlap_fraction if noverlap is None else validation.integer(noverlap, "noverlap")
     if noverlap >= nperseg:
         raise ValueError(f"noverlap={noverlap} must be less than nperseg={nperseg}")
-    return _Segments(values, nperseg - noverlap, nfft, _trend(detrend),
+    return _Segments(values, nperseg - noverlap, nfft, detrend_kind(detrend),
                      "twosided" if twosided else "onesided")
 
 
@@ -608,9 +608,11 @@ def _averaged(call: Call, x, y, fs, window, nperseg, noverlap, nfft, detrend, re
     """Frequencies and the segment-averaged |X|² (``y`` None) or conj(X)·Y, as scipy's csd."""
     x_axis = validation.signal(x, axis)
     y_axis = None if y is None else validation.signal(y, axis, "y")
-    fs = _sampling_rate(fs)
+    fs = sampling_rate(fs)
     validation.choice(average, _AVERAGES, "average")
-    dtype = _dtype(x, "x") if y is None else np.result_type(_dtype(x, "x"), _dtype(y, "y"))
+    dtype = computation_dtype(x, "x")
+    if y is not None:
+        dtype = np.result_type(dtype, computation_dtype(y, "y"))
     length = x.shape[x_axis] if y is None else max(x.shape[x_axis], y.shape[y_axis])
     segments = _segments(call, window, nperseg, noverlap, nfft, detrend, length,
                          dtype.kind == "c" or not return_onesided)
@@ -926,9 +928,9 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
                      overlap_fraction=2):
     """Frequencies, times and every segment's spectrum as ``value`` says (scipy's stft path)."""
     index = validation.signal(x, axis)
-    fs = _sampling_rate(fs)
+    fs = sampling_rate(fs)
     validation.choice(boundary, _BOUNDARIES, "boundary")
-    dtype = _dtype(x, "x")
+    dtype = computation_dtype(x, "x")
     x = x.astype(dtype, copy=False)
     if dtype.kind == "c" and return_onesided:
         warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
@@ -1222,8 +1224,8 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
         raise ValueError(f"time_axis and freq_axis must differ; both are axis {t_axis}")
     if z.size == 0:
         raise ValueError(f"Zxx is empty (shape {tuple(z.shape)})")
-    dtype = _complex(_dtype(z, "Zxx"))
-    fs = _sampling_rate(fs)
+    dtype = _complex(computation_dtype(z, "Zxx"))
+    fs = sampling_rate(fs)
     validation.choice(scaling, ("spectrum", "psd"), "scaling")
     bins, count = z.shape[f_axis], z.shape[t_axis]
     nperseg, nfft, step = _inverse_lengths(bins, input_onesided, nperseg, nfft, noverlap)

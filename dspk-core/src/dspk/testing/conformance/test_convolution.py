@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from scipy import signal
 
 import dspk
 from dspk.plugin import Problem
+from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]
@@ -80,7 +80,7 @@ def test_method_restricts_the_variants(runtime, variant, method, rng):
     assert rel_l2(got, signal.convolve(x64, h64, method=method)) <= 1e-10
 
 
-@pytest.mark.parametrize("runtime", dspk.runtime.available())
+@pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_integer_convolve_gives_integers_like_scipy(runtime, rng):
     open_backend(runtime)
     a = rng.integers(-50, 50, 300)
@@ -92,7 +92,7 @@ def test_integer_convolve_gives_integers_like_scipy(runtime, rng):
     assert dspk.fftconvolve(a, v, runtime=runtime).dtype == np.float64
 
 
-@pytest.mark.parametrize("runtime", dspk.runtime.available())
+@pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_float32_signal_with_float64_taps_stays_float32(runtime, rng):
     open_backend(runtime)
     x = rng.standard_normal((4, 500)).astype(np.float32)

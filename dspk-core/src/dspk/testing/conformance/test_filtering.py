@@ -1,18 +1,18 @@
 """Conformance: IIR filtering on every runtime and every kernel variant, against scipy.
 
 Data is random; references are scipy.signal in float64; the error measure is
-the relative L2 error of :func:`conftest.rel_l2`, bounded by
-:data:`conftest.TOLERANCE` (1e-4 for float32, 1e-10 for float64).
+the relative L2 error of :func:`dspk.testing.rel_l2`, bounded by
+:data:`dspk.testing.TOLERANCE` (1e-4 for float32, 1e-10 for float64).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from scipy import signal
 
 import dspk
+from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]
@@ -158,7 +158,7 @@ def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
-@pytest.mark.parametrize("runtime", dspk.runtime.available())
+@pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_integer_input_is_filtered_in_float64(runtime, rng):
     open_backend(runtime)
     sos = SOS_FILTERS["bandpass3"]
@@ -168,7 +168,7 @@ def test_integer_input_is_filtered_in_float64(runtime, rng):
     assert rel_l2(got, signal.sosfilt(sos, x)) <= 1e-10
 
 
-@pytest.mark.parametrize("runtime", dspk.runtime.available())
+@pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_nan_in_the_signal_propagates(runtime, rng):
     open_backend(runtime)
     x = rng.standard_normal((2, 100))

@@ -1,18 +1,18 @@
 """Conformance: upfirdn, resample_poly, resample and decimate against scipy.signal.
 
 Every runtime and kernel variant; random data; references are scipy.signal in
-float64; the error measure is :func:`conftest.rel_l2`, bounded by
-:data:`conftest.TOLERANCE`. Bad input is checked at the end.
+float64; the error measure is :func:`dspk.testing.rel_l2`, bounded by
+:data:`dspk.testing.TOLERANCE`. Bad input is checked at the end.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from scipy import signal
 
 import dspk
+from dspk.testing import TOLERANCE, open_backend, rel_l2, variant_params
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]

@@ -1,4 +1,8 @@
-"""Declares the ``toy`` runtime between the GPU runtimes and cpu."""
+"""Declares the ``toy`` runtime between the GPU runtimes and cpu.
+
+This module is imported whenever dspk lists its runtimes, so it imports only
+:mod:`dspk.plugin`; NumPy and the kernels load with the backend, on first use.
+"""
 
 from dspk.plugin import RuntimeSpec, hookimpl
 

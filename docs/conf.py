@@ -1,0 +1,33 @@
+"""Sphinx configuration of dspk's documentation site.
+
+Build it with ``./dev docs`` (warnings are errors); the pages land in
+``docs/_build/html``. The guides are the Markdown files of this folder (read
+by myst-parser); the API reference comes from the docstrings (numpydoc).
+"""
+
+from importlib.metadata import version as _version
+
+project = "dspk"
+author = "the dspk authors"
+copyright = "the dspk authors"
+release = _version("dspk-core")
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "myst_parser",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build"]
+
+# One generated page per public function, under api/generated (not in git).
+autosummary_generate = True
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+myst_heading_anchors = 3
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"dspk {release}"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}

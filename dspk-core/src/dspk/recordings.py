@@ -1,0 +1,592 @@
+"""Recordings on disk: filter a recording larger than memory, chunk by chunk, file to file.
+
+Formats read:
+
+- **Raw interleaved binary** (SpikeGLX ``.bin``, Open Ephys ``.dat``, or any
+  other name): samples by channels, C order, no header; the channel count
+  and the dtype are given.
+- **NumPy** ``.npy``: a 2-D array, samples by channels, either memory order;
+  the channel count and the dtype come from its header.
+
+Both are read through memory maps, one window per chunk, each unmapped after
+use: the memory held is bounded by the chunk size (see :data:`DEFAULT_CHUNK_BYTES`),
+whatever the file's size.
+
+Output: the same layout, as ``.npy`` when the output's name ends in
+``.npy`` and raw binary otherwise, in float32 or int16. int16 output is
+``round(y * scale)``, clipped to -32768..32767 (clipped samples are counted
+in the summary): with ``scale=1`` it is in the units of the input, so an int16
+recording stays in its ADC units. The output is written under a temporary
+name beside it (``.NAME.*.partial``) and renamed when complete, so an error
+or an interrupt leaves nothing under the final name; the input is only ever
+opened for reading.
+
+Processing is in float32 on the runtime chosen: the streams of
+:mod:`dspk.streaming`, exact at every chunk boundary (zero-phase filters
+within their stated bound).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import secrets
+import struct
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dspk import spectral, validation
+from dspk.designs import Filter
+from dspk.streaming import (
+    CommonReferenceStream,
+    PhaseShiftStream,
+    Stream,
+    StreamChain,
+    filter_stream,
+)
+
+__all__ = ["Recording", "Summary", "filter_recording", "process_recording",
+           "neuropixels_shifts"]
+
+#: The default size of one chunk of samples, in float32 (so about a second
+#: of a 384-channel probe at 30 kHz); peak memory is a small multiple of it.
+DEFAULT_CHUNK_BYTES = 48 * 2**20
+
+#: Input dtypes of raw binary recordings.
+RAW_DTYPES = ("int16", "uint16", "int32", "float32", "float64")
+
+#: Output dtypes.
+OUTPUT_DTYPES = ("int16", "float32")
+
+_INT16 = np.iinfo(np.int16)
+_NPY_HEADER_BYTES = 128
+
+#: ADC multiplexing of Neuropixels probes: channels per ADC, and the cycles
+#: of one sample period they share (the AP band of a 1.0 probe has one more
+#: cycle than channels: the LFP band's).
+_MULTIPLEXING = {"neuropixels-1.0": (12, 13)}
+
+
+def neuropixels_shifts(probe="neuropixels-1.0", channels=384):
+    """The sampling delay of each channel of a Neuropixels probe, in samples.
+
+    A Neuropixels 1.0 probe digitises its 384 channels with 32 ADCs of 12
+    channels each. ADC ``a`` serves channels ``24 * (a // 2) + a % 2 + 2 * i``,
+    ``i = 0..11``, in that order, one per cycle of 13 that share a sample
+    period (the 13th is for the LFP band), so channel ``c`` is sampled
+    ``((c % 24) // 2) / 13`` of a sample after the first. These are
+    SpikeGLX's and SpikeInterface's ``inter_sample_shift`` for the AP band,
+    to pass to :func:`dspk.phase_shift` or :class:`dspk.streaming.PhaseShiftStream`.
+
+    Parameters
+    ----------
+    probe : {"neuropixels-1.0"}, optional
+        The probe.
+    channels : int, optional
+        The channels recorded: all 384, in the probe's order.
+
+    Returns
+    -------
+    ndarray
+        ``(channels,)`` float64 delays, from 0 to 11/13.
+
+    Examples
+    --------
+    >>> from dspk.recordings import neuropixels_shifts
+    >>> shifts = neuropixels_shifts()
+    >>> shifts[:4] * 13, shifts[22:26] * 13
+    (array([0., 0., 1., 1.]), array([11., 11.,  0.,  0.]))
+    """
+    if probe not in _MULTIPLEXING:
+        raise ValueError(f"probe={probe!r} is not one of {', '.join(map(repr, _MULTIPLEXING))}")
+    if channels != 384:
+        raise ValueError(f"the {probe} phase shift is for the probe's 384 channels; got "
+                         f"{channels} (SpikeGLX's 385th channel is the sync channel: pass "
+                         "it through unprocessed with sync_channels=1, --sync-channels 1)")
+    per_adc, cycles = _MULTIPLEXING[probe]
+    return (np.arange(channels) % (2 * per_adc) // 2) / cycles
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recording file: where its samples lie, and how many.
+
+    Use :meth:`open`, which checks the file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    dtype : numpy.dtype
+        The dtype of its samples.
+    channels, samples : int
+        Its shape, samples by channels.
+    offset : int
+        Bytes before the first sample (a ``.npy`` header).
+    fortran_order : bool
+        Whether the samples of each channel lie together (a Fortran-ordered ``.npy``).
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile
+    >>> from dspk.recordings import Recording
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "probe.bin")
+    ...     np.arange(400, dtype=np.int16).reshape(100, 4).tofile(path)
+    ...     recording = Recording.open(path, channels=4)
+    ...     first = recording.read(0, 2)
+    >>> recording.samples, recording.channels, first.tolist()
+    (100, 4, [[0, 1, 2, 3], [4, 5, 6, 7]])
+    """
+
+    path: Path
+    dtype: np.dtype
+    channels: int
+    samples: int
+    offset: int = 0
+    fortran_order: bool = False
+
+    @classmethod
+    def open(cls, path, channels=None, dtype=None) -> Recording:
+        """Check a raw binary or ``.npy`` recording and describe it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file; ``.npy`` files are recognised by their content.
+        channels : int, optional
+            The channel count: needed for raw binary files; checked against
+            a ``.npy`` file's shape.
+        dtype : str or numpy.dtype, optional
+            The samples' dtype (one of :data:`RAW_DTYPES`): int16 for raw
+            binary files by default; checked against a ``.npy`` file's.
+        """
+        path = Path(path)
+        if channels is not None:
+            channels = validation.integer(channels, "channels", minimum=1)
+        if not path.is_file():
+            raise ValueError(f"{path}: no such file")
+        with open(path, "rb") as f:
+            is_npy = f.read(6) == b"\x93NUMPY"
+        if is_npy:
+            return cls._npy(path, channels, dtype)
+        if channels is None:
+            raise ValueError(f"{path}: a raw binary recording needs its channel count")
+        dtype = np.dtype("int16" if dtype is None else dtype)
+        if dtype.name not in RAW_DTYPES:
+            raise ValueError(f"dtype={dtype.name!r} is not one of {', '.join(RAW_DTYPES)}")
+        size, frame = path.stat().st_size, channels * dtype.itemsize
+        if size == 0:
+            raise ValueError(f"{path} is empty: there are no samples to process")
+        if size % frame:
+            raise ValueError(f"{path} has {size} bytes, not a whole number of samples of "
+                             f"{channels} {dtype.name} channels ({frame} bytes each): "
+                             f"{size % frame} bytes are left over; check channels and dtype")
+        return cls(path, dtype, channels, size // frame)
+
+    @classmethod
+    def _npy(cls, path: Path, channels: int | None, dtype: Any) -> Recording:
+        try:
+            mapped = np.load(path, mmap_mode="r")
+        except ValueError as exc:  # a bad header, or fewer bytes than it promises
+            raise ValueError(f"{path}: not a readable .npy file ({exc})") from None
+        shape, stored, offset = mapped.shape, mapped.dtype, mapped.offset
+        fortran_order = mapped.ndim == 2 and not mapped.flags.c_contiguous
+        del mapped
+        if len(shape) != 2:
+            raise ValueError(f"{path} holds an array of shape {shape}; a recording is 2-D, "
+                             "samples by channels")
+        if stored.kind not in "iuf":
+            raise ValueError(f"{path} holds {stored}; a recording holds integers or floats")
+        if channels is not None and channels != shape[1]:
+            raise ValueError(f"{path} has {shape[1]} channels (its shape is {shape}, samples "
+                             f"by channels); channels={channels} was given")
+        if dtype is not None and np.dtype(dtype) != stored:
+            raise ValueError(f"{path} holds {stored}; dtype={np.dtype(dtype).name} was given")
+        if shape[0] == 0 or shape[1] == 0:
+            raise ValueError(f"{path} holds an empty array of shape {shape}")
+        return cls(path, stored, shape[1], shape[0], offset, fortran_order)
+
+    def read(self, start: int, stop: int, channels: slice = slice(None),
+             dtype: Any = None) -> np.ndarray:
+        """Samples ``start:stop`` of ``channels``, ``(stop - start, channels)``, C order.
+
+        The file is mapped for this read only, so its pages do not stay in
+        this process's memory; ``dtype`` (the file's by default) is converted
+        to on the way.
+        """
+        mapped = np.memmap(self.path, self.dtype, "r", self.offset, (self.samples, self.channels),
+                           "F" if self.fortran_order else "C")
+        return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
+
+    @property
+    def nbytes(self) -> int:
+        """The size of the samples, in bytes."""
+        return self.samples * self.channels * self.dtype.itemsize
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a run did: its size and its speed.
+
+    Parameters
+    ----------
+    output : pathlib.Path
+        The file written.
+    samples, channels : int
+        The output's shape, samples by channels.
+    fs : float
+        The sampling frequency.
+    seconds : float
+        Wall time of the run.
+    clipped : int
+        Output values clipped to the int16 range.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from dspk.recordings import Summary
+    >>> run = Summary(Path("out.bin"), samples=300000, channels=384, fs=30000.0, seconds=2.0)
+    >>> round(run.rate / 1e6, 1), run.realtime_factor
+    (57.6, 5.0)
+    """
+
+    output: Path
+    samples: int
+    channels: int
+    fs: float
+    seconds: float
+    clipped: int = 0
+
+    @property
+    def rate(self) -> float:
+        """Samples per second, over every channel."""
+        return self.samples * self.channels / max(self.seconds, 1e-9)
+
+    @property
+    def realtime_factor(self) -> float:
+        """Seconds of recording processed per second."""
+        return self.samples / self.fs / max(self.seconds, 1e-9)
+
+    def __str__(self) -> str:
+        return (f"{self.output}: {self.channels} channels x {self.samples} samples "
+                f"({self.samples / self.fs:.1f} s at {self.fs:g} Hz) in {self.seconds:.1f} s: "
+                f"{self.rate / 1e6:.1f} M samples/s, {self.realtime_factor:.1f}x real time")
+
+
+def _npy_header(samples: int, channels: int, dtype: np.dtype) -> bytes:
+    """A version 1.0 ``.npy`` header of exactly :data:`_NPY_HEADER_BYTES` bytes."""
+    text = repr({"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                 "shape": (samples, channels)})
+    body = text.ljust(_NPY_HEADER_BYTES - 11) + "\n"
+    return np.lib.format.magic(1, 0) + struct.pack("<H", len(body)) + body.encode("latin1")
+
+
+class _Output:
+    """An output file written under a temporary name, renamed only when complete."""
+
+    def __init__(self, path: Path, channels: int, dtype: np.dtype):
+        self.path, self.channels, self.dtype = path, channels, dtype
+        self.samples = 0
+        self._npy = path.suffix.lower() == ".npy"
+
+    def __enter__(self) -> _Output:
+        # Not tempfile.mkstemp: its files are private (0600); this one gets the umask's mode.
+        while True:
+            self._temporary = self.path.with_name(
+                f".{self.path.name}.{secrets.token_hex(6)}.partial")
+            try:
+                self._file = open(self._temporary, "xb")
+                break
+            except FileExistsError:
+                continue
+        if self._npy:
+            self._file.write(b"\0" * _NPY_HEADER_BYTES)
+        return self
+
+    def write(self, block: np.ndarray) -> None:
+        self._file.write(np.ascontiguousarray(block, self.dtype).data)
+        self.samples += len(block)
+
+    def commit(self) -> None:
+        """Complete the file and give it its final name."""
+        if self._npy:
+            self._file.seek(0)
+            self._file.write(_npy_header(self.samples, self.channels, self.dtype))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        os.replace(self._temporary, self.path)
+
+    def __exit__(self, kind, error, trace) -> None:
+        if not self._file.closed:
+            self._file.close()
+        if os.path.exists(self._temporary):
+            os.unlink(self._temporary)
+
+
+class _Converter:
+    """float32 samples to the output dtype: int16 rounded and clipped, counting the clipped."""
+
+    def __init__(self, dtype: np.dtype, scale: float):
+        self.dtype, self.scale, self.clipped = dtype, scale, 0
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        if self.dtype == np.float32:
+            return y.astype(np.float32, copy=False)
+        rounded = np.rint(y * np.float32(self.scale) if self.scale != 1 else y)
+        if rounded.size and (rounded.min() < _INT16.min or rounded.max() > _INT16.max):
+            self.clipped += int(np.count_nonzero((rounded < _INT16.min)
+                                                 | (rounded > _INT16.max)))
+            np.clip(rounded, _INT16.min, _INT16.max, out=rounded)
+        return rounded.astype(np.int16)
+
+
+class _Progress:
+    """A tqdm bar of samples per second (every channel) and the real-time factor."""
+
+    def __init__(self, recording: Recording, fs: float, enabled: bool):
+        from tqdm.auto import tqdm
+
+        self._fs, self._channels = fs, recording.channels
+        self._bar = tqdm(total=recording.samples * recording.channels, unit=" samples",
+                         unit_scale=True, unit_divisor=1000, desc=recording.path.name,
+                         disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+        self._start = time.perf_counter()
+        self._done = 0
+
+    def advance(self, samples: int) -> None:
+        self._done += samples
+        self._bar.update(samples * self._channels)
+        seconds = time.perf_counter() - self._start
+        self._bar.set_postfix_str(f"{self._done / self._fs / max(seconds, 1e-9):.1f}x real time",
+                                  refresh=False)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _destination(source: Path, destination: Any, overwrite: bool) -> Path:
+    destination = Path(destination)
+    if destination.resolve() == source.resolve() or (
+            destination.exists() and os.path.samefile(destination, source)):
+        raise ValueError(f"the output {destination} is the input: dspk never writes over its "
+                         "input; choose another name")
+    if destination.is_dir():
+        raise ValueError(f"the output {destination} is a directory; give a file name")
+    if destination.exists() and not overwrite:
+        raise ValueError(f"the output {destination} exists; pass overwrite=True (--force) to "
+                         "replace it")
+    if not destination.parent.is_dir():
+        raise ValueError(f"the output's directory {destination.parent} does not exist")
+    return destination
+
+
+def _chunk_samples(chunk_samples: Any, channels: int) -> int:
+    if chunk_samples is None:
+        return max(1, DEFAULT_CHUNK_BYTES // (4 * channels))
+    return validation.integer(chunk_samples, "chunk_samples", minimum=1)
+
+
+def process_recording(source, destination, stream, fs, *, channels=None, dtype=None,
+                      output_dtype=None, scale=1.0, sync_channels=0, chunk_samples=None,
+                      overwrite=False, progress=True):
+    """Run a stream over a recording file, chunk by chunk, into another file.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A raw binary (samples by channels) or ``.npy`` recording.
+    destination : str or os.PathLike
+        The output file: ``.npy`` if its name ends so, raw binary otherwise.
+    stream : dspk.streaming.Stream
+        The processing, over float32 chunks of samples by channels (time
+        axis 0), giving as many channels as it takes.
+    fs : float
+        The sampling frequency, for the real-time factor.
+    channels : int, optional
+        The channel count (needed for raw binary files).
+    dtype : str, optional
+        The input's dtype, one of :data:`RAW_DTYPES`; int16 by default for
+        raw binary files.
+    output_dtype : {"int16", "float32"}, optional
+        int16 (``round(y * scale)``, clipped) or float32. Default: int16 for
+        int16 input, else float32.
+    scale : float, optional
+        The factor applied before rounding to int16. Default 1.
+    sync_channels : int, optional
+        The last channels that are copied unprocessed (SpikeGLX's sync
+        channel, for instance), kept in step with the stream's output.
+    chunk_samples : int, optional
+        Samples per chunk; by default :data:`DEFAULT_CHUNK_BYTES` of float32.
+    overwrite : bool, optional
+        Replace an existing output. Default False.
+    progress : bool, optional
+        Show a progress bar on standard error. Default True.
+
+    Returns
+    -------
+    Summary
+        The output's shape and the run's speed.
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile
+    >>> from dspk.recordings import process_recording
+    >>> from dspk.streaming import CommonReferenceStream
+    >>> x = np.random.default_rng(0).normal(0, 100, (3000, 4)).astype(np.float32)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     source, target = os.path.join(folder, "in.npy"), os.path.join(folder, "out.npy")
+    ...     np.save(source, x)
+    ...     run = process_recording(source, target, CommonReferenceStream(operator="average",
+    ...                             axis=0), 30000.0, chunk_samples=1000, progress=False)
+    ...     y = np.load(target)
+    >>> run.samples, bool(np.allclose(y, x - x.mean(axis=1, keepdims=True), atol=1e-3))
+    (3000, True)
+    """
+    started = time.perf_counter()
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a dspk.streaming.Stream; got {type(stream).__name__}")
+    fs = spectral.sampling_rate(fs)
+    recording = Recording.open(source, channels, dtype)
+    destination = _destination(recording.path, destination, overwrite)
+    output_dtype = np.dtype(output_dtype or ("int16" if recording.dtype == np.int16
+                                             else "float32"))
+    if output_dtype.name not in OUTPUT_DTYPES:
+        raise ValueError(f"output_dtype={output_dtype.name!r} is not one of "
+                         f"{', '.join(OUTPUT_DTYPES)}")
+    sync_channels = validation.integer(sync_channels, "sync_channels", minimum=0)
+    if sync_channels >= recording.channels:
+        raise ValueError(f"sync_channels={sync_channels} must leave at least one of the "
+                         f"{recording.channels} channels to process")
+    processed = recording.channels - sync_channels
+    step = _chunk_samples(chunk_samples, recording.channels)
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not (
+            np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0; got {scale!r}")
+    convert = _Converter(output_dtype, float(scale))
+    waiting = np.empty((0, sync_channels), recording.dtype)  # sync samples not yet written
+    bar = _Progress(recording, fs, progress)
+    try:
+        with _Output(destination, recording.channels, output_dtype) as out:
+            for start in range(0, recording.samples, step):
+                stop = min(start + step, recording.samples)
+                if sync_channels:
+                    sync = recording.read(start, stop, slice(processed, None))
+                    waiting = np.concatenate([waiting, sync])
+                y = stream.push(recording.read(start, stop, slice(0, processed), np.float32))
+                waiting = _write(out, convert(y), waiting)
+                bar.advance(stop - start)
+            _write(out, convert(stream.finish()), waiting)
+            if out.samples != recording.samples:
+                raise RuntimeError(f"the stream gave {out.samples} samples for "
+                                   f"{recording.samples}; it must keep the signal's length")
+            out.commit()
+    finally:
+        bar.close()
+    return Summary(destination, recording.samples, recording.channels, fs,
+                   time.perf_counter() - started, convert.clipped)
+
+
+def _write(out: _Output, y: np.ndarray, waiting: np.ndarray) -> np.ndarray:
+    """Write ``y`` beside as many waiting sync samples; return those still waiting."""
+    if y.shape[1] != out.channels - waiting.shape[1]:
+        raise RuntimeError(f"the stream gave {y.shape[1]} channels for "
+                           f"{out.channels - waiting.shape[1]}; it must keep them")
+    if waiting.shape[1]:
+        y = np.concatenate([y, waiting[:len(y)].astype(y.dtype)], axis=1)
+    out.write(y)
+    return waiting[len(y):]
+
+
+def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
+                     highpass=None, order=4, zero_phase=True, phase_shift=None,
+                     reference=None, output_dtype=None, scale=1.0, sync_channels=0,
+                     chunk_samples=None, overwrite=False, progress=True, runtime=None):
+    """Filter a recording file: band-pass or high-pass, phase shift, common reference.
+
+    The steps run in SpikeInterface's recommended order, each as a stream of
+    :mod:`dspk.streaming` in float32: the filter (a Butterworth filter of
+    :class:`dspk.Filter`, zero phase by default), the phase shift, then the
+    common reference. See :func:`process_recording` for the files.
+
+    Parameters
+    ----------
+    source, destination : str or os.PathLike
+        The recording, and the output to write.
+    fs : float
+        The sampling frequency, in Hz.
+    channels : int, optional
+        The channel count (needed for raw binary files).
+    dtype : str, optional
+        The input's dtype; int16 by default for raw binary files.
+    bandpass : (float, float), optional
+        The band to pass, in Hz.
+    highpass : float, optional
+        The high-pass cut-off, in Hz (instead of ``bandpass``).
+    order : int, optional
+        The filter order (a band-pass has twice it), as :class:`dspk.Filter`'s. Default 4.
+    zero_phase : bool, optional
+        Filter forward and backward (default) or forward only.
+    phase_shift : str or array_like, optional
+        ``"neuropixels-1.0"`` (see :func:`neuropixels_shifts`), or the delay
+        of each processed channel in samples.
+    reference : {"median", "average"}, optional
+        Subtract the median or the mean across the processed channels.
+    output_dtype, scale, sync_channels, chunk_samples, overwrite, progress
+        As :func:`process_recording`'s.
+    runtime : str, optional
+        The runtime to run on.
+
+    Returns
+    -------
+    Summary
+        The output's shape and the run's speed.
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile
+    >>> from dspk.recordings import filter_recording
+    >>> rng = np.random.default_rng(0)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     source, target = os.path.join(folder, "probe.bin"), os.path.join(folder, "out.npy")
+    ...     (rng.standard_normal((30000, 8)) * 100).astype(np.int16).tofile(source)
+    ...     summary = filter_recording(source, target, 30000.0, channels=8,
+    ...                                bandpass=(300, 6000), reference="median", progress=False)
+    ...     filtered = np.load(target)
+    >>> summary.samples, filtered.shape, filtered.dtype
+    (30000, (30000, 8), dtype('int16'))
+    """
+    fs = spectral.sampling_rate(fs)
+    recording = Recording.open(source, channels, dtype)
+    stages = []
+    if bandpass is not None and highpass is not None:
+        raise ValueError("give bandpass or highpass, not both")
+    try:
+        if bandpass is not None:
+            low, high = bandpass
+            design = Filter.bandpass(low, high, fs, order, zero_phase=zero_phase)
+        elif highpass is not None:
+            design = Filter.highpass(highpass, fs, order, zero_phase=zero_phase)
+    except ValueError as exc:
+        raise ValueError(f"{'bandpass' if bandpass is not None else 'highpass'}: {exc}") from None
+    if bandpass is not None or highpass is not None:
+        stages.append(filter_stream(design, axis=0, runtime=runtime))
+    if phase_shift is not None:
+        processed = recording.channels - sync_channels
+        shifts = (neuropixels_shifts(phase_shift, processed) if isinstance(phase_shift, str)
+                  else phase_shift)
+        stages.append(PhaseShiftStream(shifts, axis=0, runtime=runtime))
+    if reference is not None:
+        stages.append(CommonReferenceStream(operator=reference, axis=0, runtime=runtime))
+    if not stages:
+        raise ValueError("nothing to do: give bandpass, highpass, phase_shift or reference")
+    return process_recording(source, destination, StreamChain(*stages), fs, channels=channels,
+                             dtype=dtype, output_dtype=output_dtype, scale=scale,
+                             sync_channels=sync_channels, chunk_samples=chunk_samples,
+                             overwrite=overwrite, progress=progress)

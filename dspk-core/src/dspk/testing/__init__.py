@@ -1,0 +1,204 @@
+"""The conformance kit: dspk's shared test suite, for any runtime.
+
+Every runtime, dspk's own and third-party ones, must give scipy's results.
+The suite in :mod:`dspk.testing.conformance` checks every operation on every
+kernel variant of the runtimes under test, against scipy.signal (or a NumPy
+reference) in float64, within :data:`TOLERANCE`. A runtime's author runs it
+against their runtime from their own tests or CI::
+
+    python -m dspk.testing toy            # or, in Python: dspk.testing.run("toy")
+    pytest --pyargs dspk.testing.conformance -p dspk.testing.pytest_plugin --dspk-runtime toy
+
+An operation the runtime does not implement (its ``Backend.variants(op)`` is
+empty) has its tests skipped with a reason that names the runtime and the
+operation, and the run ends with a list of them. The suite needs pytest.
+
+Which runtimes are under test
+-----------------------------
+By default every installed runtime (:func:`dspk.runtime.available`). The
+pytest option ``--dspk-runtime NAME`` (repeatable) restricts the run to the
+runtimes named; other runtimes are never opened. A runtime that cannot open a
+device here has its tests skipped with the probe's reason, unless it is
+required: named by ``--dspk-runtime`` or by the environment variable
+``DSPK_REQUIRE_RUNTIMES`` (comma-separated), when its tests fail instead.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dspk.testing import TOLERANCE, rel_l2
+>>> rel_l2(np.float32([1.0, 2.0]), [1.0, 2.0]) <= TOLERANCE[np.float32]
+True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import dspk
+from dspk.plugin import Backend, Problem
+from dspk.registry import registry
+
+__all__ = ["NOT_IMPLEMENTED", "PYTEST_PLUGIN", "TOLERANCE", "not_implemented_reason",
+           "open_backend", "rel_l2", "required_runtimes", "run", "runtimes_under_test",
+           "select", "unimplemented", "variant_params"]
+
+#: Relative L2 error allowed against the float64 reference, by the input's dtype.
+TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
+
+#: The pytest plugin that adds ``--dspk-runtime`` and the suite's fixtures.
+PYTEST_PLUGIN = "dspk.testing.pytest_plugin"
+
+_selected: list[str] = []
+
+
+def select(names) -> None:
+    """Restrict the runtimes under test to ``names``; an empty list tests every one.
+
+    The pytest plugin calls this with the ``--dspk-runtime`` options.
+    """
+    _selected[:] = list(dict.fromkeys(names))
+
+
+def required_runtimes() -> list[str]:
+    """Runtimes whose tests fail, not skip, when they cannot open a device.
+
+    Those named by ``--dspk-runtime`` and by ``DSPK_REQUIRE_RUNTIMES``.
+    """
+    from_environment = os.environ.get("DSPK_REQUIRE_RUNTIMES", "").split(",")
+    return list(dict.fromkeys(_selected + [n.strip() for n in from_environment if n.strip()]))
+
+
+def runtimes_under_test() -> list[str]:
+    """The runtimes named by ``--dspk-runtime``, else every installed and required one."""
+    if _selected:
+        return list(_selected)
+    return list(dict.fromkeys(dspk.runtime.available() + required_runtimes()))
+
+
+def open_backend(name: str) -> Backend:
+    """The runtime's backend, or a skip (a failure when required) that says why not."""
+    if name not in dspk.runtime.available():
+        pytest.fail(f"runtime {name!r} is under test but not installed "
+                    f"(installed: {', '.join(dspk.runtime.available())})")
+    opened = registry().probe(name)
+    if opened.backend is None:
+        if name in required_runtimes():
+            pytest.fail(f"required runtime {name!r} cannot open a device: {opened.reason}")
+        pytest.skip(f"runtime {name!r} cannot open a device here: {opened.reason}")
+    return opened.backend
+
+
+#: Matches :func:`not_implemented_reason`'s text, with groups ``runtime`` and ``op``.
+NOT_IMPLEMENTED = re.compile(
+    r"runtime '(?P<runtime>[a-z][a-z0-9_]*)' does not implement (?P<op>\w+)")
+
+
+def not_implemented_reason(name: str, op: str) -> str:
+    """The skip reason of a test of ``op`` on a runtime without it.
+
+    Examples
+    --------
+    >>> not_implemented_reason("toy", "lfilter")
+    "runtime 'toy' does not implement lfilter"
+    """
+    return f"runtime {name!r} does not implement {op}"
+
+
+def variant_params(op: str, **problem_params) -> list:
+    """``(runtime, variant)`` pytest parameters: every variant of ``op`` on every runtime under test.
+
+    With ``problem_params`` (such as ``method="fft"``), only the variants that
+    support a problem with those parameters. A runtime that cannot open a
+    device gives ``(runtime, None)``, for :func:`open_backend` to skip or fail;
+    one without the operation gives a skipped parameter that says so.
+    """
+    problem = Problem.make(op, "float64", 1, 1, "channel-major", **problem_params)
+    params = []
+    for name in runtimes_under_test():
+        opened = registry().probe(name) if name in dspk.runtime.available() else None
+        if opened is None or opened.backend is None:
+            params.append(pytest.param(name, None, id=name))
+            continue
+        variants = opened.backend.variants(op)
+        if not variants:
+            params.append(pytest.param(name, None, id=f"{name}-not-implemented", marks=(
+                pytest.mark.skip(reason=not_implemented_reason(name, op)))))
+        for variant in variants:
+            if problem_params and not variant.supports(problem):
+                continue
+            params.append(pytest.param(name, variant.name, id=f"{name}-{variant.name}"))
+    return params
+
+
+_NO_KERNEL = re.compile(r"runtime '([a-z][a-z0-9_]*)' has no kernel for (\w+)")
+
+
+def unimplemented(error: NotImplementedError) -> str | None:
+    """The skip reason when ``error`` comes of calling an operation a runtime lacks.
+
+    None when the error has another cause, such as a variant that does not
+    support a problem: that remains a failure.
+    """
+    match = _NO_KERNEL.match(str(error))
+    if match is None:
+        return None
+    name, op = match.groups()
+    opened = registry().probe(name)
+    if opened.backend is None or opened.backend.variants(op):
+        return None
+    return not_implemented_reason(name, op)
+
+
+def rel_l2(actual, expected) -> float:
+    """Relative L2 error of ``actual`` against the float64 ``expected``.
+
+    Fails the test when the shapes differ or ``actual`` is not finite.
+
+    Examples
+    --------
+    >>> rel_l2([1.0, 2.0], [1.0, 2.0])
+    0.0
+    """
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    assert np.all(np.isfinite(actual)), "non-finite output"
+    return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-300))
+
+
+def run(runtime: str, *pytest_args: str) -> int:
+    """Run the conformance suite on one runtime with pytest; return pytest's exit code.
+
+    Parameters
+    ----------
+    runtime : str
+        The runtime under test, as :func:`dspk.runtime.available` names it.
+        It is required: if it cannot open a device, its tests fail.
+    *pytest_args : str
+        More pytest options, such as ``"-q"``, ``"-x"`` or ``"-k", "sosfilt"``.
+
+    Returns
+    -------
+    int
+        0 when every test passed or was skipped as not implemented.
+
+    Notes
+    -----
+    Call it from a script or a subprocess, not from inside a running pytest
+    session: the suite's modules are imported by the run.
+    """
+    return int(pytest.main(["--pyargs", "dspk.testing.conformance", "-p", PYTEST_PLUGIN,
+                            "-p", "no:cacheprovider", "--dspk-runtime", runtime,
+                            *pytest_args]))
+
+
+def _main(argv: list[str]) -> int:
+    if not argv or argv[0].startswith("-"):
+        print("usage: python -m dspk.testing RUNTIME [pytest options]", file=sys.stderr)
+        return 2
+    return run(argv[0], *argv[1:])

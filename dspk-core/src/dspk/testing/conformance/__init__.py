@@ -1,0 +1,4 @@
+"""The conformance suite: every operation on every kernel variant, against scipy.
+
+Run it with :func:`dspk.testing.run` or ``python -m dspk.testing RUNTIME``.
+"""

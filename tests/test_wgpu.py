@@ -1,0 +1,192 @@
+"""The wgpu runtime on whatever adapter is here (lavapipe in CI), opened directly.
+
+The runtime is not registered yet, so these tests open :class:`WgpuBackend`
+themselves, with a software adapter allowed. Every kernel output buffer is
+poisoned with NaN first, so an element a shader failed to write fails the test.
+"""
+
+import numpy as np
+import pytest
+from dspk.plugin import DeviceUnavailable, Problem
+from dspk.testing import TOLERANCE, rel_l2
+from scipy import signal
+
+pytest.importorskip("wgpu", reason="wgpu-py is not installed")
+
+TOL = TOLERANCE[np.float32]
+
+
+@pytest.fixture(scope="module")
+def backend():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DSPK_WGPU_ALLOW_CPU", "1")
+        try:
+            from dspk_wgpu.backend import WgpuBackend
+            opened = WgpuBackend()
+        except DeviceUnavailable as exc:
+            pytest.skip(f"wgpu cannot open a device here: {exc}")
+    opened.gpu.poison_outputs = True
+    return opened
+
+
+def _signal(rng, channels, samples, axis):
+    x = rng.standard_normal((channels, samples)).astype(np.float32)
+    return x if axis == 1 else np.ascontiguousarray(x.T)
+
+
+# -- the probe --------------------------------------------------------------
+
+def test_software_adapter_refused_unless_asked(backend, monkeypatch):
+    from dspk_wgpu.adapter import is_software, select_adapter
+    if not is_software(backend.gpu.adapter):
+        pytest.skip("the adapter here is a real GPU")
+    monkeypatch.delenv("DSPK_WGPU_ALLOW_CPU", raising=False)
+    monkeypatch.delenv("DSPK_WGPU_ADAPTER", raising=False)
+    with pytest.raises(DeviceUnavailable, match="software .CPU. adapter.*DSPK_WGPU_ALLOW_CPU"):
+        select_adapter()
+    monkeypatch.setenv("DSPK_WGPU_ADAPTER", backend.gpu.adapter.info["device"][:8])
+    assert is_software(select_adapter())
+
+
+def test_adapter_name_that_matches_nothing(monkeypatch):
+    from dspk_wgpu.adapter import select_adapter
+    monkeypatch.setenv("DSPK_WGPU_ADAPTER", "no-such-gpu-anywhere")
+    with pytest.raises(DeviceUnavailable, match="matches no adapter"):
+        select_adapter()
+
+
+def test_fingerprint_and_device(backend):
+    print_ = backend.fingerprint()
+    assert {"vendor", "device", "backend", "driver", "wgpu-py"} <= set(print_)
+    assert all(isinstance(v, str) for v in print_.values())
+    assert print_["backend"] in backend.device()
+
+
+def test_timer_waits_for_the_device(backend):
+    x = backend.asarray(np.ones((2, 64), np.float32))
+    h = backend.asarray(np.ones((1, 3), np.float32))
+    run = backend.variants("convolve")[0].run
+    seconds = backend.time(lambda: run(x, h, 1), repeat=2)
+    assert len(seconds) == 2 and all(s > 0 for s in seconds)
+
+
+# -- device arrays ------------------------------------------------------------
+
+def test_array_round_trip_and_protocol(backend, rng):
+    host = rng.standard_normal((3, 5)).astype(np.float32)
+    x = backend.asarray(host)
+    assert backend.is_native(x) and not backend.is_native(host)
+    assert (x.shape, x.dtype, x.ndim, x.size, x.strides) == \
+        (host.shape, host.dtype, host.ndim, host.size, host.strides)
+    np.testing.assert_array_equal(np.asarray(x), host)
+    np.testing.assert_array_equal(backend.to_numpy(x.T), host.T)
+    np.testing.assert_array_equal(np.asarray(x[1:, ::-2]), host[1:, ::-2])
+    np.testing.assert_array_equal(np.asarray(x[2]), host[2])
+    np.testing.assert_array_equal(np.asarray(x.reshape(-1)), host.reshape(-1))
+    np.testing.assert_array_equal(np.asarray(x.T.reshape(5, 3)), host.T.reshape(5, 3))
+    np.testing.assert_array_equal(np.asarray(x[:1].repeat(4, axis=0)), host[:1].repeat(4, 0))
+    assert x.astype(np.float32, copy=False) is x
+    np.testing.assert_array_equal(np.asarray(x.astype(np.float32)), host)
+
+
+def test_float64_is_refused_never_downcast(backend):
+    with pytest.raises(TypeError, match="float32 and never downcasts"):
+        backend.asarray(np.zeros(4))
+    with pytest.raises(TypeError, match="float32 and never downcasts"):
+        backend.asarray(np.zeros(4, np.float32)).astype(np.float64)
+    with pytest.raises(TypeError, match="holds float32 arrays"):
+        backend.asarray(np.zeros(4, np.int32))
+
+
+# -- sosfilt ------------------------------------------------------------------
+
+def _variants(name):
+    from dspk_wgpu import fir, iir
+    table = {"sosfilt": iir.SOSFILT, "convolve": fir.CONVOLVE}
+    return [pytest.param(v.name, id=v.name) for v in table[name]]
+
+
+def _run(backend, op, variant_name, *args):
+    variant = next(v for v in backend.variants(op) if v.name == variant_name)
+    native = [backend.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    return variant.run(*native)
+
+
+@pytest.mark.parametrize("variant", _variants("sosfilt"))
+@pytest.mark.parametrize("axis", [1, 0])
+@pytest.mark.parametrize("channels, samples", [(1, 1), (3, 777), (2, 9001)])
+@pytest.mark.parametrize("with_zi", [False, True])
+def test_sosfilt_matches_scipy(backend, rng, variant, axis, channels, samples, with_zi):
+    sos = signal.butter(6, [0.05, 0.3], "bandpass", output="sos")
+    x = _signal(rng, channels, samples, axis)
+    zi = rng.standard_normal((len(sos), channels, 2)).astype(np.float32) if with_zi else None
+    state = None if zi is None else np.moveaxis(zi, 1, 1 + (1 - axis)).astype(np.float64)
+    expected = signal.sosfilt(sos, x.astype(np.float64), axis=axis, zi=state)
+    y, zf = _run(backend, "sosfilt", variant, sos.astype(np.float32), x, axis, zi)
+    if with_zi:
+        expected, expected_zf = expected
+        assert rel_l2(np.asarray(zf), np.moveaxis(expected_zf, 1 + (1 - axis), 1)) <= TOL
+    else:
+        assert zf is None
+    assert np.asarray(y).shape == x.shape
+    assert rel_l2(np.asarray(y), expected) <= TOL
+
+
+@pytest.mark.parametrize("variant", _variants("sosfilt"))
+def test_sosfilt_strided_input_and_long_cascade(backend, rng, variant):
+    """A transposed view as input, and more sections than one shader pass fuses."""
+    sos = np.tile(signal.butter(2, 0.2, output="sos"), (33, 1))
+    host = rng.standard_normal((300, 2)).astype(np.float32)
+    zi = rng.standard_normal((33, 2, 2)).astype(np.float32)
+    x = backend.asarray(host).T
+    variant = next(v for v in backend.variants("sosfilt") if v.name == variant)
+    y, zf = variant.run(backend.asarray(sos.astype(np.float32)), x, 1, backend.asarray(zi))
+    expected, expected_zf = signal.sosfilt(sos, host.T.astype(np.float64), zi=zi)
+    assert rel_l2(np.asarray(y), expected) <= TOL
+    assert rel_l2(np.asarray(zf), expected_zf) <= TOL
+
+
+@pytest.mark.parametrize("variant", _variants("sosfilt"))
+def test_sosfilt_past_the_loop_limit(backend, rng, variant):
+    """Longer than llvmpipe's ~65,535-iteration loop cut-off, in one channel."""
+    sos = signal.butter(2, 0.1, output="sos")
+    x = rng.standard_normal((1, 70001)).astype(np.float32)
+    y, _ = _run(backend, "sosfilt", variant, sos.astype(np.float32), x, 1, None)
+    assert rel_l2(np.asarray(y), signal.sosfilt(sos, x.astype(np.float64))) <= TOL
+
+
+# -- convolve -----------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", _variants("convolve"))
+@pytest.mark.parametrize("axis", [1, 0])
+@pytest.mark.parametrize("channels, samples, taps, per_channel",
+                         [(1, 1, 1, False), (3, 301, 7, False), (2, 500, 129, True),
+                          (2, 97, 4100, False)])
+def test_convolve_matches_scipy(backend, rng, variant, axis, channels, samples, taps,
+                                per_channel):
+    x = _signal(rng, channels, samples, axis)
+    h = rng.standard_normal((channels if per_channel else 1, taps)).astype(np.float32)
+    y = np.asarray(_run(backend, "convolve", variant, x, h, axis))
+    rows = x if axis == 1 else x.T
+    expected = np.array([np.convolve(r, h[i % len(h)]) for i, r in
+                         enumerate(rows.astype(np.float64))])
+    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOL
+
+
+def test_convolve_broadcast_channel_view(backend, rng):
+    """One channel repeated as a stride-0 view against per-channel taps."""
+    host = rng.standard_normal((1, 200)).astype(np.float32)
+    h = rng.standard_normal((3, 5)).astype(np.float32)
+    x = backend.asarray(host).repeat(3, axis=0)
+    y = np.asarray(backend.variants("convolve")[0].run(x, backend.asarray(h), 1))
+    expected = np.array([np.convolve(host[0].astype(np.float64), row) for row in h])
+    assert rel_l2(y, expected) <= TOL
+
+
+@pytest.mark.parametrize("op", ["sosfilt", "convolve"])
+def test_prepare_compiles_every_variant(backend, op):
+    from dspk.operations import OPERATIONS
+    params = OPERATIONS[op].grid_params[0]
+    problem = Problem.make(op, "float32", 2, 4096, "channel-major", **params)
+    for variant in backend.variants(op):
+        backend.prepare(variant, problem)
