@@ -20,11 +20,11 @@ def _convolve_kernel(block):
     """Compile the direct-convolution kernel for blocks of ``block`` channels."""
 
     @njit(cache=True, parallel=True, fastmath=False)
-    def kernel(x, h, y):
+    def kernel(x, h, y, threads):
         n_channels, n = x.shape
         k = h.shape[1]
         n_blocks = (n_channels + block - 1) // block
-        n_groups = min(n_blocks, numba.get_num_threads())
+        n_groups = min(n_blocks, threads)
         for g in prange(n_groups):
             work = np.zeros((CHUNK + k - 1, 3, block), x.dtype)
             for t0 in range(0, n + k - 1, CHUNK):
@@ -45,9 +45,17 @@ def _convolve_kernel(block):
                             work[t, 2, j] = 0
                     for i in range(k):
                         # Output t0 + t gains tap i times input t0 + t - i, if there is one.
-                        for t in range(max(0, i - t0), min(m, n + i - t0)):
+                        # Unsigned indices spare numba's negative-index handling, which would
+                        # keep the compiler from vectorising this loop cleanly.
+                        t_lo = max(0, i - t0)
+                        count = max(0, min(m, n + i - t0) - t_lo)
+                        t_first = np.uint64(t_lo)
+                        r_first = np.uint64(t_lo - i + k - 1)
+                        for d in range(np.uint64(count)):
                             for j in range(block):
-                                work[t, 2, j] += work[i, 1, j] * work[t - i + k - 1, 0, j]
+                                work[t_first + d, 2, j] += (
+                                    work[i, 1, j] * work[r_first + d, 0, j]
+                                )
                     _stage_out(work, 2, y, c0, t0, m)
 
     return kernel
@@ -81,8 +89,8 @@ def convolve_direct(x, h, axis, out=None, block=8):
     h = np.asarray(h, x.dtype)
     if h.ndim != 2 or h.shape[1] == 0:
         raise ValueError(f"h must have shape (1, k) or (channels, k), got {h.shape}")
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis] + h.shape[1] - 1)
+    xc, yc, out = _prepare(x, axis, out, x.shape[axis] + h.shape[1] - 1, block)
     if h.shape[0] not in (1, xc.shape[0]):
         raise ValueError(f"h must have 1 or {xc.shape[0]} rows, got {h.shape[0]}")
-    _convolve_kernel(block)(xc, h, yc)
+    _convolve_kernel(block)(xc, h, yc, numba.get_num_threads())
     return out

@@ -11,6 +11,10 @@ A group's state lives in one work array, ``work[row, part, channel]``: ``part`` 
 the chunk of samples being filtered (row = sample), ``part`` 1 the filter state of the
 group's blocks. Being one array, at offsets that differ modulo a row, samples and state
 are provably disjoint to the compiler, which lets it vectorise across channels.
+
+No ``prange`` body takes a view (slice) of an array: numba then declares the kernel's
+array arguments free of aliasing, which the copies between them and the work array need
+to vectorise; it is also why ``out`` may not overlap ``x``.
 """
 
 import functools
@@ -23,8 +27,8 @@ CHUNK = 256
 """Samples of a block staged in a work array at a time."""
 
 
-def _prepare(x, axis, out, n_out):
-    """Check ``x`` and ``out`` and return channels-first views of both.
+def _prepare(x, axis, out, n_out, block):
+    """Check the arguments common to all kernels; return channels-first views of x and out.
 
     Parameters
     ----------
@@ -38,6 +42,8 @@ def _prepare(x, axis, out, n_out):
         layout (C if ``x`` is neither C- nor F-contiguous).
     n_out : int
         Number of output samples.
+    block : int
+        Channels per block, at least 1.
 
     Returns
     -------
@@ -52,6 +58,8 @@ def _prepare(x, axis, out, n_out):
         raise TypeError(f"x must be float32 or float64, got {x.dtype}")
     if axis not in (0, 1):
         raise ValueError(f"axis must be 0 or 1, got {axis}")
+    if block < 1:
+        raise ValueError(f"block must be at least 1, got {block}")
     shape = (x.shape[0], n_out) if axis == 1 else (n_out, x.shape[1])
     if out is None:
         order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
@@ -93,11 +101,11 @@ def _stage_in(x, c0, t0, m, work, row0):
         for t in range(m):
             for j in range(nb, block):
                 work[row0 + t, 0, j] = 0
-    if _time_major(x):
+    if _time_major(x):  # one channel's run of samples after another
         for j in range(nb):
             for t in range(m):
                 work[row0 + t, 0, j] = x[c0 + j, t0 + t]
-    elif nb == block:
+    elif nb == block:  # sample by sample; a constant-length copy becomes one vector move
         for t in range(m):
             for j in range(block):
                 work[row0 + t, 0, j] = x[c0 + j, t0 + t]
@@ -134,11 +142,11 @@ def _sosfilt_kernel(block):
     """Compile the cascaded-biquad kernel for blocks of ``block`` channels."""
 
     @njit(cache=True, parallel=True, fastmath=False)
-    def kernel(sos, x, y, zi, zf):
+    def kernel(sos, x, y, zi, zf, threads):
         n_sections = sos.shape[0]
         n_channels, n_samples = x.shape
         n_blocks = (n_channels + block - 1) // block
-        n_groups = min(n_blocks, numba.get_num_threads())
+        n_groups = min(n_blocks, threads)
         for g in prange(n_groups):
             first = g * n_blocks // n_groups
             stop = (g + 1) * n_blocks // n_groups
@@ -209,13 +217,13 @@ def sosfilt(sos, x, axis, zi=None, out=None, block=8):
     zf : ndarray or None
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
+    xc, yc, out = _prepare(x, axis, out, x.shape[axis], block)
     sos = np.asarray(sos, x.dtype)
     if sos.ndim != 2 or sos.shape[1] != 6:
         raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
     state = _initial_state(zi, (sos.shape[0], xc.shape[0], 2), x.dtype)
     zf = np.empty_like(state)
-    _sosfilt_kernel(block)(sos, xc, yc, state, zf)
+    _sosfilt_kernel(block)(sos, xc, yc, state, zf, numba.get_num_threads())
     return out, (None if zi is None else zf)
 
 
@@ -224,11 +232,11 @@ def _lfilter_kernel(block):
     """Compile the transfer-function kernel for blocks of ``block`` channels."""
 
     @njit(cache=True, parallel=True, fastmath=False)
-    def kernel(b, a, x, y, zi, zf):
+    def kernel(b, a, x, y, zi, zf, threads):
         order = b.shape[0] - 1
         n_channels, n_samples = x.shape
         n_blocks = (n_channels + block - 1) // block
-        n_groups = min(n_blocks, numba.get_num_threads())
+        n_groups = min(n_blocks, threads)
         for g in prange(n_groups):
             first = g * n_blocks // n_groups
             stop = (g + 1) * n_blocks // n_groups
@@ -297,12 +305,12 @@ def lfilter(b, a, x, axis, zi=None, out=None, block=8):
     zf : ndarray or None
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis])
+    xc, yc, out = _prepare(x, axis, out, x.shape[axis], block)
     b = np.asarray(b, x.dtype)
     a = np.asarray(a, x.dtype)
     if b.ndim != 1 or b.shape != a.shape or b.size == 0:
         raise ValueError("b and a must be non-empty 1-D arrays of equal length")
     state = _initial_state(zi, (xc.shape[0], b.size - 1), x.dtype)
     zf = np.empty_like(state)
-    _lfilter_kernel(block)(b, a, xc, yc, state, zf)
+    _lfilter_kernel(block)(b, a, xc, yc, state, zf, numba.get_num_threads())
     return out, (None if zi is None else zf)
