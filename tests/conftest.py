@@ -9,6 +9,8 @@ fails. Test modules here import the helpers from this module or from
 :mod:`dspk.testing`.
 """
 
+import pytest
+from dspk.plugin import DeviceUnavailable
 from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
     TOLERANCE,
     open_backend,
@@ -21,3 +23,21 @@ from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
 # The test plugins are installed by test_plugins.py into temporary folders;
 # importing them from the source tree would make them visible to every test.
 collect_ignore = ["plugins"]
+
+
+@pytest.fixture(scope="session")
+def wgpu_backend():
+    """The wgpu backend on any adapter here, software ones allowed, outputs poisoned with NaN.
+
+    Skipped when wgpu-py is not installed or no adapter opens.
+    """
+    pytest.importorskip("wgpu", reason="wgpu-py is not installed")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DSPK_WGPU_ALLOW_CPU", "1")
+        try:
+            from dspk_wgpu.backend import WgpuBackend
+            opened = WgpuBackend()
+        except DeviceUnavailable as exc:
+            pytest.skip(f"wgpu cannot open a device here: {exc}")
+    opened.gpu.poison_outputs = True
+    return opened

@@ -1,8 +1,8 @@
-"""The wgpu runtime on whatever adapter is here (lavapipe in CI), opened directly.
+"""The wgpu runtime's own pieces on whatever adapter is here (lavapipe in CI).
 
-The runtime is not registered yet, so these tests open :class:`WgpuBackend`
-themselves, with a software adapter allowed. Every kernel output buffer is
-poisoned with NaN first, so an element a shader failed to write fails the test.
+The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), with
+every kernel output buffer poisoned with NaN first, so an element a shader
+failed to write fails the test.
 """
 
 import numpy as np
@@ -16,17 +16,9 @@ pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 TOL = TOLERANCE[np.float32]
 
 
-@pytest.fixture(scope="module")
-def backend():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DSPK_WGPU_ALLOW_CPU", "1")
-        try:
-            from dspk_wgpu.backend import WgpuBackend
-            opened = WgpuBackend()
-        except DeviceUnavailable as exc:
-            pytest.skip(f"wgpu cannot open a device here: {exc}")
-    opened.gpu.poison_outputs = True
-    return opened
+@pytest.fixture
+def backend(wgpu_backend):
+    return wgpu_backend
 
 
 def _signal(rng, channels, samples, axis):
@@ -94,7 +86,7 @@ def test_float64_is_refused_never_downcast(backend):
         backend.asarray(np.zeros(4))
     with pytest.raises(TypeError, match="float32 and never downcasts"):
         backend.asarray(np.zeros(4, np.float32)).astype(np.float64)
-    with pytest.raises(TypeError, match="holds float32 arrays"):
+    with pytest.raises(TypeError, match="holds float32 and complex64 arrays"):
         backend.asarray(np.zeros(4, np.int32))
 
 
@@ -102,7 +94,7 @@ def test_float64_is_refused_never_downcast(backend):
 
 def _variants(name):
     from dspk_wgpu import fir, iir
-    table = {"sosfilt": iir.SOSFILT, "convolve": fir.CONVOLVE}
+    table = {**iir.VARIANTS, **fir.VARIANTS}
     return [pytest.param(v.name, id=v.name) for v in table[name]]
 
 

@@ -93,7 +93,7 @@ def _full_1d(call: Call, x, h, axis: int, method: str):
     problem = Problem.make("convolve", x.dtype, x.shape[other], x.shape[axis],
                            layout_of(x, axis), taps=bucket(taps.shape[1]),
                            per_channel=rows > 1, method=method)
-    return call.run(problem, x, call.native(taps), axis)
+    return call.run(problem, call.native(x), call.native(taps), axis)
 
 
 def _full(call: Call, x, h, axes: list[int], method: str):
@@ -107,12 +107,13 @@ def _full(call: Call, x, h, axes: list[int], method: str):
               for m in range(h.shape[other])]
     shape = list(pieces[0].shape)
     shape[other] = x.shape[other] + h.shape[other] - 1
-    out = call.backend.asarray(np.zeros(shape, dtype=x.dtype))
+    # The shifted pieces are summed on the host: kernels give no array arithmetic.
+    out = np.zeros(shape, dtype=x.dtype)
     for m, piece in enumerate(pieces):
         index = [slice(None), slice(None)]
         index[other] = slice(m, m + x.shape[other])
-        out[tuple(index)] += piece
-    return out
+        out[tuple(index)] += call.backend.to_numpy(piece)
+    return call.native(out)
 
 
 def _crop(full, in1_shape, in2_shape, axes, mode):

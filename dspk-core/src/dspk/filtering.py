@@ -108,7 +108,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
         state = _zi_to_kernel(_state(zi, shape, work), axis + 1)
         state = np.ascontiguousarray(state.reshape(n_sections, view.channels, 2))
     problem = view.problem("sosfilt", sections=bucket(n_sections))
-    y, zf = call.run(problem, call.native(sos.astype(work)), view.array, view.axis,
+    y, zf = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis,
                      call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
@@ -175,7 +175,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
         state = np.ascontiguousarray(state.reshape(view.channels, order))
     problem = view.problem("lfilter", order=bucket(order))
     y, zf = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
-                     view.array, view.axis, call.native(state))
+                     call.native(view.array), view.axis, call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
         return y
@@ -228,7 +228,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     zi = _scipy.sosfilt_zi(sos).astype(work)
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("sosfiltfilt", sections=bucket(len(sos)))
-    y = call.run(problem, call.native(sos.astype(work)), view.array, view.axis, padtype,
+    y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis, padtype,
                  padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
 
@@ -292,7 +292,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("filtfilt", order=bucket(len(a) - 1))
     y = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
-                 view.array, view.axis, padtype, padlen, call.native(zi))
+                 call.native(view.array), view.axis, padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
 
 

@@ -149,7 +149,8 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     members = channel_groups(groups, view.channels)
     problem = view.problem("common_reference", operator=operator)
-    return call.give_back(call.run(problem, view.array, view.axis, members, operator))
+    y = call.run(problem, call.native(view.array), view.axis, members, operator)
+    return call.give_back(y)
 
 
 def _eps(eps: Any) -> float | None:
@@ -180,14 +181,15 @@ def _default_eps(median_of_squares: float) -> float:
     return 1e-8
 
 
-def _whitening_matrix(call: Call, view: Signal2D, mean: Any, eps: float | None) -> np.ndarray:
-    """``U diag(1 / sqrt(S + eps)) U^T`` of the channel covariance, in float64."""
-    cov = to_numpy(call.run(view.problem("channel_covariance"), view.array, view.axis, mean))
+def _whitening_matrix(call: Call, view: Signal2D, signal: Any, mean: Any,
+                      eps: float | None) -> np.ndarray:
+    """``U diag(1 / sqrt(S + eps)) U^T`` of the channel covariance of ``signal``, in float64."""
+    cov = to_numpy(call.run(view.problem("channel_covariance"), signal, view.axis, mean))
     if not np.all(np.isfinite(cov)):
         raise ValueError("x has non-finite values (NaN or infinity); the channel covariance "
                          "cannot be estimated")
     if eps is None:
-        squares = call.run(view.problem("median_of_squares"), view.array, view.axis, mean)
+        squares = call.run(view.problem("median_of_squares"), signal, view.axis, mean)
         eps = _default_eps(float(to_numpy(squares)))
     values, vectors = np.linalg.eigh(cov)
     values = np.clip(values, 0.0, None)
@@ -266,10 +268,11 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
         raise TypeError(f"apply_mean must be True or False; got {apply_mean!r}")
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     given = None if W is None else _given_matrix(call, W, view.channels)
-    mean = call.run(view.problem("channel_mean"), view.array, view.axis) if apply_mean else None
-    matrix = _whitening_matrix(call, view, mean, eps) if given is None else given
+    signal = call.native(view.array)
+    mean = call.run(view.problem("channel_mean"), signal, view.axis) if apply_mean else None
+    matrix = _whitening_matrix(call, view, signal, mean, eps) if given is None else given
     matrix = call.native(matrix.astype(dtype))
-    y = call.run(view.problem("apply_channel_matrix"), matrix, view.array, view.axis, mean)
+    y = call.run(view.problem("apply_channel_matrix"), matrix, signal, view.axis, mean)
     return call.give_back(y), call.give_back(matrix)
 
 
@@ -346,5 +349,5 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     shifts = _shifts(call, shifts, view.channels)
     margin = validation.integer(margin, "margin", minimum=0)
     problem = view.problem("phase_shift", margin=bucket(margin))
-    y = call.run(problem, view.array, view.axis, shifts, margin)
+    y = call.run(problem, call.native(view.array), view.axis, shifts, margin)
     return call.give_back(view.restore(y))

@@ -123,6 +123,14 @@ class DeviceUnavailable(RuntimeError):
     """
 
 
+class UnsupportedDtype(TypeError):
+    """Raised by a backend given data of a dtype its kernels do not compute in.
+
+    Its message says which dtypes the runtime has and what to do instead.
+    The conformance kit reports such a test as skipped, with that message.
+    """
+
+
 @dataclass(frozen=True)
 class RuntimeSpec:
     """A runtime as its plugin declares it, before anything heavy is imported.

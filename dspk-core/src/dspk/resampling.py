@@ -103,7 +103,7 @@ def _upfirdn(call: Call, view: Signal2D, h: np.ndarray, up: int, down: int, mode
                                    _extension_size(len(h), up, down), call.native)
     problem = view.problem("upfirdn", phase_taps=bucket(-(-len(h) // up)), up=bucket(up),
                            down=bucket(down))
-    return call.run(problem, call.native(h.astype(view.array.dtype)), view.array, view.axis,
+    return call.run(problem, call.native(h.astype(view.array.dtype)), call.native(view.array), view.axis,
                     up, down, left, right, start, stop)
 
 
@@ -353,7 +353,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     weights = _spectral_weights(call, window, samples, num)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     problem = view.problem("resample", num=bucket(num))
-    y = call.run(problem, view.array, view.axis, num, call.native(weights.astype(dtype)))
+    y = call.run(problem, call.native(view.array), view.axis, num, call.native(weights.astype(dtype)))
     y = call.give_back(view.restore(y))
     if t is None:
         return y

@@ -145,7 +145,8 @@ def _transform(kind, x, n, axis, norm, workers, plan, runtime):
     n = validation.integer(n, "n", minimum=1)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     problem = _problem("fft", view, dtype, n, kind=kind, complex=dtype.kind == "c")
-    return call.give_back(view.restore(call.run(problem, view.array, view.axis, n, kind, norm)))
+    y = call.run(problem, call.native(view.array), view.axis, n, kind, norm)
+    return call.give_back(view.restore(y))
 
 
 def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None,
@@ -352,7 +353,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
     dtype = validation.compute_dtype(x)
     n = x.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    y = call.run(_problem("hilbert", view, dtype, n), view.array, view.axis, n)
+    y = call.run(_problem("hilbert", view, dtype, n), call.native(view.array), view.axis, n)
     return call.give_back(view.restore(y))
 
 
@@ -410,7 +411,8 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     length = data.shape[axis]
     pieces = (0, length) if kind == "constant" else _break_points(call, bp, length)
     view = Signal2D.of(data.astype(dtype, copy=False), axis)
-    y = call.run(_problem("detrend", view, dtype, kind=kind), view.array, view.axis, kind, pieces)
+    y = call.run(_problem("detrend", view, dtype, kind=kind), call.native(view.array),
+                 view.axis, kind, pieces)
     return call.give_back(view.restore(y))
 
 
@@ -633,7 +635,7 @@ def _averaged(call: Call, x, y, fs, window, nperseg, noverlap, nfft, detrend, re
     problem = _problem("csd", out_view, dtype, average=average, cross=y is not None,
                        complex=dtype.kind == "c", **segments.params())
     real = _real(dtype)
-    p = call.run(problem, x_array, y_array, out_view.axis,
+    p = call.run(problem, call.native(x_array), call.native(y_array), out_view.axis,
                  call.native(segments.window.astype(real)), segments.step, segments.nfft,
                  segments.detrend, segments.sides, call.native(weights.astype(real)), average)
     return _like_input(call, segments.frequencies(fs)), call.give_back(out_view.restore(p))
@@ -951,8 +953,8 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
     problem = _problem("stft", view, dtype, value=value, complex=dtype.kind == "c",
                        **segments.params())
     real = _real(dtype)
-    z = call.run(problem, view.array, view.axis, call.native(segments.window.astype(real)),
-                 segments.step, segments.nfft, segments.detrend, segments.sides, boundary, pad,
+    z = call.run(problem, call.native(view.array), view.axis,
+                 call.native(segments.window.astype(real)), segments.step, segments.nfft, segments.detrend, segments.sides, boundary, pad,
                  call.native(weights.astype(real)), value)
     return (_like_input(call, segments.frequencies(fs)), _like_input(call, times),
             call.give_back(_restore_segments(view, z, index, x.ndim)))
@@ -1241,7 +1243,7 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     sides = "onesided" if input_onesided else "twosided"
     problem = Problem.make("istft", real, stacked.shape[0], divisor.size, "channel-major",
                            segment=bucket(nfft), hop=bucket(step), sides=sides)
-    x = call.run(problem, stacked, call.native((window * gain).astype(real)), step, nfft,
+    x = call.run(problem, call.native(stacked), call.native((window * gain).astype(real)), step, nfft,
                  sides, call.native(divisor.astype(real)), trim)
     order = list(range(len(outer_shape)))
     order.insert(t_axis - (f_axis < t_axis), len(outer_shape))

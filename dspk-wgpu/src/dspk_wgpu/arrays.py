@@ -1,4 +1,4 @@
-"""WgpuArray: a float32 array in a GPU storage buffer, as the core sees arrays.
+"""WgpuArray: a float32 or complex64 array in a GPU storage buffer, as the core sees arrays.
 
 A WgpuArray is a strided view of one buffer (an element offset, a shape and
 element strides), so ``reshape`` of contiguous data, ``transpose`` and basic
@@ -12,11 +12,13 @@ import math
 from typing import Any
 
 import numpy as np
+from dspk.plugin import UnsupportedDtype
 
 from dspk_wgpu.gpu import Gpu
 
-#: The dtypes the kernels compute in.
-SUPPORTED = (np.dtype(np.float32),)
+#: The dtypes the kernels compute in: complex64 is two interleaved float32
+#: (``vec2<f32>`` in WGSL), and its strides and offsets count complex elements.
+SUPPORTED = (np.dtype(np.float32), np.dtype(np.complex64))
 
 
 def check_dtype(dtype: Any, gpu: Gpu) -> np.dtype:
@@ -24,13 +26,13 @@ def check_dtype(dtype: Any, gpu: Gpu) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype in SUPPORTED:
         return dtype
-    if dtype == np.float64:
+    if dtype in (np.float64, np.complex128):
         has = "offers" if "shader-f64" in gpu.adapter.features else "does not offer"
-        raise TypeError(
+        raise UnsupportedDtype(
             "the wgpu runtime computes in float32 and never downcasts silently; float64 "
             f"kernels are not written yet (this adapter {has} 64-bit floats in shaders). "
             "Pass float32 data, or use runtime='cpu' for float64")
-    raise TypeError(f"the wgpu runtime holds float32 arrays; got dtype {dtype}")
+    raise UnsupportedDtype(f"the wgpu runtime holds float32 and complex64 arrays; got dtype {dtype}")
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -42,7 +44,7 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 class WgpuArray:
-    """A strided view of a float32 storage buffer on the wgpu runtime's device.
+    """A strided view of a float32 or complex64 storage buffer on the wgpu runtime's device.
 
     Parameters
     ----------
@@ -53,7 +55,7 @@ class WgpuArray:
     shape : tuple of int
         The view's shape.
     dtype : numpy.dtype
-        float32.
+        float32 or complex64.
     strides : tuple of int, optional
         Element (not byte) strides; C-contiguous by default.
     offset : int, optional
@@ -124,8 +126,10 @@ class WgpuArray:
                          self.offset if offset is None else offset)
 
     def astype(self, dtype: Any, copy: bool = True) -> WgpuArray:
-        """The same data as ``dtype``; only float32 exists on the device."""
-        check_dtype(dtype, self.gpu)
+        """The same data as ``dtype`` (float32 or complex64)."""
+        dtype = check_dtype(dtype, self.gpu)
+        if dtype != self.dtype:
+            return WgpuArray.from_numpy(self.gpu, self.to_numpy().astype(dtype))
         return self.copy() if copy else self
 
     def copy(self) -> WgpuArray:

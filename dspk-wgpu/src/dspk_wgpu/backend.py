@@ -28,13 +28,15 @@ class WgpuBackend(Backend):
     def __init__(self):
         adapter = select_adapter()
         # Imported after the probe: these need wgpu-py, which the probe checked.
-        from dspk_wgpu import fir, iir
+        from dspk_wgpu import fft, fir, fourier, framing, iir, multichannel, resampling
         from dspk_wgpu.arrays import WgpuArray
         from dspk_wgpu.gpu import Gpu
 
         self.gpu = Gpu(adapter, open_device(adapter))
         self._array_type = WgpuArray
-        self._variants = {"sosfilt": iir.SOSFILT, "convolve": fir.CONVOLVE}
+        self._variants = {}
+        for family in (iir, fir, fft, fourier, framing, resampling, multichannel):
+            self._variants.update(family.VARIANTS)
 
     def device(self) -> str:
         return describe(self.gpu.adapter)

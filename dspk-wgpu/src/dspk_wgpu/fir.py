@@ -47,4 +47,4 @@ def convolve_direct(x, h, axis):
 
 SOURCE = source_hash(sys.modules[__name__], shader_source("convolve_direct"))
 
-CONVOLVE = [Variant("wgsl-direct-tiled", convolve_direct, SOURCE)]
+VARIANTS = {"convolve": [Variant("wgsl-direct-tiled", convolve_direct, SOURCE)]}

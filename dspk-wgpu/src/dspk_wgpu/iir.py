@@ -185,7 +185,7 @@ def sosfilt_per_channel(sos, x, axis, zi):
 SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
                      shader_source("sos_scan"))
 
-SOSFILT = [
+VARIANTS = {"sosfilt": [
     Variant("wgsl-time-parallel", sosfilt_time_parallel, SOURCE),
     Variant("wgsl-per-channel", sosfilt_per_channel, SOURCE),
-]
+]}

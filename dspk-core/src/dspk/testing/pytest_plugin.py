@@ -5,6 +5,8 @@ Load it with ``-p dspk.testing.pytest_plugin`` (or ``pytest_plugins`` in a root
 the runtimes under test, the suite's fixtures (``rng``, and a private tuning
 cache for every test), and turns a call of an operation that a runtime does
 not implement into a skip that names both, listed again at the end of the run.
+A call with data of a dtype the runtime does not compute in
+(:class:`dspk.plugin.UnsupportedDtype`) is skipped with the runtime's reason.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 from dspk import testing
+from dspk.plugin import UnsupportedDtype
 
 
 def pytest_addoption(parser):
@@ -45,6 +48,8 @@ def rng():
 def pytest_runtest_call(item):
     try:
         return (yield)
+    except UnsupportedDtype as error:
+        pytest.skip(str(error))
     except NotImplementedError as error:
         reason = testing.unimplemented(error)
         if reason is None:
