@@ -1,0 +1,58 @@
+// y = x - mean - slope * r(t) over one chunk of one channel, per workgroup.
+// The first lane adds up the partial sums of the chunk's piece (from
+// detrend_sums) into its mean and least-squares slope on the centred index
+// r(t), whose squares sum to L (L^2 - 1) / 12; the slope is 0 for `linear` 0.
+
+struct Params {
+    channels: i32, components: i32, chunk0: i32, x_offset: i32,
+    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
+    linear: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+const GROUP: i32 = 256;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> chunks: array<i32>;
+@group(0) @binding(2) var<storage, read> sums: array<f32>;
+@group(0) @binding(3) var<storage, read> x: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+
+var<workgroup> trend: vec2<f32>;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    let lane = i32(lid.x);
+    let chunk = p.chunk0 + i32(wid.x);
+    let k = i32(wid.y);
+    let channel = k / p.components;
+    let part = k % p.components;
+    let start = chunks[chunk * 6];
+    let stop = chunks[chunk * 6 + 1];
+    let length = chunks[chunk * 6 + 5];
+    let centre2 = 2 * chunks[chunk * 6 + 4] + length - 1;
+    if (lane == 0) {
+        let first = chunks[chunk * 6 + 2];
+        let count = chunks[chunk * 6 + 3];
+        var s0 = 0.0;
+        var s1 = 0.0;
+        for (var c = first; c < first + count; c++) {
+            s0 += sums[(c * p.channels + k) * 2];
+            s1 += sums[(c * p.channels + k) * 2 + 1];
+        }
+        let n = f32(length);
+        var slope = 0.0;
+        if (p.linear != 0 && length > 1) {
+            slope = s1 / (n * (n * n - 1.0) / 12.0);
+        }
+        trend = vec2<f32>(s0 / n, slope);
+    }
+    workgroupBarrier();
+    let fit = trend;
+    for (var t = start + lane; t < stop; t += GROUP) {
+        let v = x[(p.x_offset + channel * p.x_sc + t * p.x_st) * p.components + part];
+        let r = 0.5 * f32(2 * t - centre2);
+        y[(channel * p.y_sc + t * p.y_st) * p.components + part] = v - fit.x - fit.y * r;
+    }
+}
