@@ -1,0 +1,62 @@
+// Gathers the input of an FFT into a dense (rows, length) complex work array.
+//
+// Sample t of a row is x[x_offset + row * x_rs + (t - pad) * x_step] when
+// 0 <= t - pad < x_len, else 0 (a crop or zero padding, and `pad` leading
+// zeros); x is float32, or complex64 (two float32) when `complex_in` is 1.
+// mode 0: work[k] = sample k.
+// mode 1: work[k] = sample 2k + i sample 2k+1 (real input packed in pairs, for
+//         the real FFT through a half-length complex FFT).
+// mode 2: work[k] = sample k for k <= length / 2, else conj(sample length - k)
+//         (the Hermitian extension of a one-sided spectrum, odd length).
+
+struct Params {
+    mode: i32, complex_in: i32, rows: i32, length: i32,
+    x_offset: i32, x_rs: i32, x_step: i32, x_len: i32,
+    pad: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> work: array<vec2<f32>>;
+
+fn sample(row: i32, t: i32) -> vec2<f32> {
+    let s = t - p.pad;
+    if (s < 0 || s >= p.x_len) {
+        return vec2<f32>(0.0, 0.0);
+    }
+    let e = p.x_offset + row * p.x_rs + s * p.x_step;
+    if (p.complex_in != 0) {
+        return vec2<f32>(x[2 * e], x[2 * e + 1]);
+    }
+    return vec2<f32>(x[e], 0.0);
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = i32(id.x + id.y * groups.x * 256u);
+    if (index >= p.rows * p.length) {
+        return;
+    }
+    let row = index / p.length;
+    let k = index % p.length;
+    var value: vec2<f32>;
+    switch p.mode {
+        case 1: {
+            value = vec2<f32>(sample(row, 2 * k).x, sample(row, 2 * k + 1).x);
+        }
+        case 2: {
+            if (2 * k <= p.length) {
+                value = sample(row, k);
+            } else {
+                let mirror = sample(row, p.length - k);
+                value = vec2<f32>(mirror.x, -mirror.y);
+            }
+        }
+        default: {
+            value = sample(row, k);
+        }
+    }
+    work[index] = value;
+}

@@ -1,0 +1,45 @@
+// Scatters FFT results from a complex work array (rows, row stride work_rs) to
+// an output view, times `scale` (float32 bits): output sample j of a row comes
+// from work position j + skip.
+// mode 0: complex output.
+// mode 1: the real part, as real output.
+// mode 2: real output unpacked from pairs: real sample s = j + skip is the
+//         real (s even) or imaginary (s odd) part of work[s / 2].
+
+struct Params {
+    mode: i32, rows: i32, length: i32, work_rs: i32,
+    skip: i32, y_offset: i32, y_rs: i32, y_step: i32,
+    scale: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> work: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = i32(id.x + id.y * groups.x * 256u);
+    if (index >= p.rows * p.length) {
+        return;
+    }
+    let row = index / p.length;
+    let s = index % p.length + p.skip;
+    let scale = bitcast<f32>(p.scale);
+    let e = p.y_offset + row * p.y_rs + (index % p.length) * p.y_step;
+    switch p.mode {
+        case 0: {
+            let value = scale * work[row * p.work_rs + s];
+            y[2 * e] = value.x;
+            y[2 * e + 1] = value.y;
+        }
+        case 1: {
+            y[e] = scale * work[row * p.work_rs + s].x;
+        }
+        default: {
+            let pair = work[row * p.work_rs + s / 2];
+            y[e] = scale * select(pair.y, pair.x, s % 2 == 0);
+        }
+    }
+}
