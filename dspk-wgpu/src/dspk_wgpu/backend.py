@@ -28,15 +28,16 @@ class WgpuBackend(Backend):
     def __init__(self):
         adapter = select_adapter()
         # Imported after the probe: these need wgpu-py, which the probe checked.
-        from dspk_wgpu import (detrend, fft, fir, fourier, framing, iir, multichannel,
-                               resampling)
+        from dspk_wgpu import (detrend, fft, filtfilt, fir, fourier, framing, iir,
+                               multichannel, resampling)
         from dspk_wgpu.arrays import WgpuArray
         from dspk_wgpu.gpu import Gpu
 
         self.gpu = Gpu(adapter, open_device(adapter))
         self._array_type = WgpuArray
         self._variants = {}
-        for family in (iir, fir, fft, fourier, framing, detrend, resampling, multichannel):
+        for family in (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
+                       multichannel):
             self._variants.update(family.VARIANTS)
 
     def device(self) -> str:

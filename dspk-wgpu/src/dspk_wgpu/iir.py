@@ -1,28 +1,40 @@
-"""sosfilt on the GPU: time-parallel blocks with a scan of the carried state.
+"""sosfilt and lfilter on the GPU: time-parallel blocks with a scan of the carried state.
 
-The fused cascade of ``S`` sections is a linear recurrence on a state of
-``2 S`` numbers (scipy's zi layout). Over a block of ``L`` samples the state
-maps as ``s -> T s + f``, where ``T`` (computed on the host, in float64, from
-the coefficients) is the same for every full block and ``f`` is the block's
-final state from a zero start. So:
+Both filters are a cascade of sections of one order ``M`` in transposed
+direct form II: sosfilt's second-order sections (``M = 2``), lfilter's
+``b, a`` as one section of order ``K - 1``. The cascade is a linear recurrence
+on a state of ``D = sections * M`` numbers (scipy's zi layout). Over a block
+of ``L`` samples the state maps as ``s -> T s + g``, where ``T`` (computed on
+the host in float64, by filtering the ``D`` unit states through ``L`` zero
+samples) is the same for every full block and ``g`` is the block's final
+state from a zero start. So a :class:`Pass` over a signal runs as:
 
-1. every (channel, block) filters its block from zero, keeping only ``f``;
+1. a carry pass: every (channel, block) filters its block, block 0 from the
+   pass's initial state and the others from zero, keeping only final states;
 2. a Kogge-Stone scan over blocks, ``ceil(log2 B)`` dispatches with the
-   matrices ``T**(2**k)``, turns the ``f`` (and ``zi``) into each block's
-   true starting state;
-3. every (channel, block) filters its block again from that state, writing
-   ``y``; the last block's final state is ``zf``.
+   matrices ``T**(2**k)``, turns those into each block's true start state
+   (skipped when ``T`` is zero, as for FIR filters with ``L >= K - 1``);
+3. a fix-up pass: every (channel, block) filters its block again from its
+   true start, writing the output; the last block's final state is ``zf``.
 
 Each invocation loops over at most :data:`~dspk_wgpu.gpu.LOOP_BUDGET`
-sample-section steps, whatever the signal's length. The fallback variant runs
-one invocation per channel through the whole signal, in one dispatch per
-bounded chunk, the state carried in a buffer.
+sample-coefficient steps, whatever the signal's length. The fallback
+(sequential) schedule runs one invocation per channel through the whole
+signal, one dispatch per bounded chunk, the state carried in a buffer.
+
+A pass reads its input through offset and strides (a negative time stride
+reads backwards), optionally extended at both ends by an index function
+(odd, even or constant, never stored), and may write only its middle samples:
+:mod:`dspk_wgpu.filtfilt` chains two such passes.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 from dspk.plugin import Variant, source_hash
@@ -30,34 +42,50 @@ from scipy import signal
 
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, Gpu, shader_source
+from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, shader_source
 
-#: Sections one shader pass fuses; longer cascades run in several passes.
-MAX_SECTIONS = 32
+#: State components one shader invocation holds (its private array).
+MAX_STATE = 64
 
-#: Samples per block of the time-parallel variant.
+#: Second-order sections one shader pass fuses; longer cascades run in several passes.
+MAX_SECTIONS = MAX_STATE // 2
+
+#: Samples per block of the time-parallel schedule (fewer for long cascades).
 BLOCK_LEN = 256
 
 #: Channels per workgroup (the shaders' ``workgroup_size`` x).
 WORKGROUP = 64
 
+# The numbering of sos_blocks.wgsl: pass kinds, initial states, edge handling.
+CARRY, FIX_UP, SEQUENTIAL = 0, 1, 2
+ZERO_START, STATE_PER_CHANNEL, STEADY_STATE = 0, 1, 2
+EXTENSIONS = {None: 0, "odd": 1, "even": 2, "constant": 3}
+CROP = 4
 
-def block_transition(sos: np.ndarray, length: int) -> np.ndarray:
+
+def block_transition(rows: np.ndarray, order: int, length: int) -> np.ndarray:
     """``T`` with ``s_after = T s_before`` over ``length`` zero input samples, float64.
 
-    Components are ordered (section, delay), as scipy's ``zi[section, delay]``.
+    ``rows`` holds one section per row, ``[b0 .. bM, a0 .. aM]`` with ``M =
+    order``; components are ordered (section, delay), as scipy's zi.
 
     Examples
     --------
     >>> sos = signal.butter(2, 0.3, output="sos")
-    >>> T = block_transition(sos, 1)
-    >>> T.shape
-    (2, 2)
+    >>> T = block_transition(sos, 2, 5)
+    >>> _, zf = signal.sosfilt(sos, np.zeros(5), zi=np.array([[1.0, 0.0]]))
+    >>> bool(np.allclose(T[:, 0], zf.ravel()))
+    True
     """
-    dim = 2 * len(sos)
-    start = np.eye(dim).reshape(dim, len(sos), 2).transpose(1, 0, 2)   # (S, dim, 2)
-    _, final = signal.sosfilt(sos, np.zeros((dim, length)), axis=-1, zi=start)
-    return final.transpose(1, 0, 2).reshape(dim, dim).T
+    dim = len(rows) * order
+    starts = np.eye(dim).reshape(dim, len(rows), order)
+    signal_in = np.zeros((dim, length))
+    finals = []
+    for section, row in enumerate(rows):
+        signal_in, final = signal.lfilter(row[:order + 1], row[order + 1:], signal_in,
+                                          axis=-1, zi=starts[:, section])
+        finals.append(final)
+    return np.stack(finals, axis=1).reshape(dim, dim).T
 
 
 def _scan_powers(transition: np.ndarray, steps: int) -> np.ndarray:
@@ -67,125 +95,220 @@ def _scan_powers(transition: np.ndarray, steps: int) -> np.ndarray:
     return np.asarray(powers, dtype=np.float32)
 
 
-class _Cascade:
-    """One call's shared geometry: sections, channels, samples, strides, buffers."""
+class Cascade:
+    """Sections of one order on the device, rows ``[b0 .. bM, a0 .. aM]`` as the shaders read them.
 
-    def __init__(self, sos: WgpuArray, x: WgpuArray, axis: int, zi: WgpuArray | None):
-        self.gpu: Gpu = x.gpu
-        self.sos = layout.dense(sos)
-        self.sections = sos.shape[0]
-        self.channels = x.shape[1 - axis]
-        self.samples = x.shape[axis]
-        self.x, self.axis = x, axis
-        self.y = layout.output_like(x, axis, self.samples)
-        self.zi = None if zi is None else layout.dense(zi)
-        self.slot_bytes = self.sections * self.channels * 2 * 4
+    Parameters
+    ----------
+    rows : WgpuArray
+        ``(sections, 2 * (order + 1))``, float32.
+    order : int
+        ``M``, at least 1; ``sections * order`` at most :data:`MAX_STATE`.
+    """
 
-    def params(self, block_len, block0, nblocks, slot_step, write_shift, slots,
-               zero_init, write_y):
-        x_offset, x_sc, x_st = layout.addressing(self.x, self.axis)
-        _, y_sc, y_st = layout.addressing(self.y, self.axis)
-        return (self.samples, self.channels, self.sections, block_len, block0, nblocks,
-                slot_step, write_shift, slots, zero_init, write_y, x_offset,
-                x_sc, x_st, y_sc, y_st)
+    def __init__(self, rows: WgpuArray, order: int):
+        if rows.shape[0] * order > MAX_STATE:
+            raise ValueError(f"{rows.shape[0]} sections of order {order} exceed the "
+                             f"{MAX_STATE} state components one shader holds")
+        self.rows = layout.dense(rows)
+        self.sections, self.order = rows.shape[0], order
 
-    def blocks(self, state, block_len, first, count, **flags):
-        """Dispatches filtering blocks ``first .. first + count`` (grid batches of 65535)."""
-        groups = math.ceil(self.channels / WORKGROUP)
-        return [Dispatch("sos_blocks",
-                         self.params(block_len, first + start, size, **flags),
-                         (self.sos.buffer, self.x.buffer, self.y.buffer, state),
-                         (groups, size, 1))
-                for start, size in layout.batches(count)]
+    @classmethod
+    def from_ba(cls, b: WgpuArray, a: WgpuArray) -> Cascade:
+        """lfilter's ``b, a`` (one length ``K``, ``a[0] == 1``) as one section of order ``K - 1``.
 
-    def state_buffer(self, slots):
-        """A zeroed state buffer of ``slots`` slots, and the copy of ``zi`` into slot 0."""
-        state = self.gpu.zeros(slots * self.slot_bytes)
-        copies = () if self.zi is None else (
-            (self.zi.buffer, 0, state, 0, self.slot_bytes),)
-        return state, copies
+        ``K = 1`` becomes order 1 with zero delay coefficients.
+        """
+        size = max(b.shape[0], 2)
+        host = [np.pad(v.to_numpy(), (0, size - v.shape[0])) for v in (b, a)]
+        return cls(WgpuArray.from_numpy(b.gpu, np.concatenate(host)[None, :]), size - 1)
 
-    def result(self, state, last_slot, dispatches, copies_before):
-        zf = None
-        copies_after = ()
-        if self.zi is not None:
-            zf = WgpuArray.empty(self.gpu, (self.sections, self.channels, 2))
-            copies_after = ((state, last_slot * self.slot_bytes, zf.buffer, 0,
-                             self.slot_bytes),)
-        self.gpu.run(dispatches, copies_before, copies_after)
-        return self.y, zf
+    @cached_property
+    def host_rows(self) -> np.ndarray:
+        """The coefficients in float64, for the block transition."""
+        return self.rows.to_numpy().astype(np.float64)
+
+    @property
+    def slot_size(self) -> int:
+        """State components per channel."""
+        return self.sections * self.order
+
+    def block_len(self, longest: int) -> int:
+        """Samples per invocation within the loop budget, at most ``longest``."""
+        return max(1, min(longest, LOOP_BUDGET // (self.sections * (self.order + 1))))
 
 
-def _in_groups(kernel, sos, x, axis, zi):
-    """Run ``kernel`` over cascades of at most :data:`MAX_SECTIONS` sections in turn."""
-    if sos.shape[0] <= MAX_SECTIONS:
-        return kernel(sos, x, axis, zi)
+@dataclass
+class Pass:
+    """One filtering pass over ``channels`` x ``samples``: its input, output and start.
+
+    ``source`` and ``target`` are ``(buffer, offset, channel_stride,
+    time_stride)`` in elements: sample ``t`` of channel ``c`` is at ``offset +
+    c channel_stride + t time_stride``. With an extension (``edges`` from
+    :data:`EXTENSIONS`), ``source`` holds ``samples - 2 edge_len`` samples and
+    the pass reads it extended at both ends; with ``edges = CROP`` only samples
+    ``edge_len .. samples - edge_len - 1`` are written. ``initial`` says where
+    block 0 starts: zeros, ``zi`` laid out as one state slot, or the shared
+    ``zi`` (section, delay) times each channel's first input sample.
+    """
+
+    channels: int
+    samples: int
+    source: tuple[Any, int, int, int]
+    target: tuple[Any, int, int, int]
+    edges: int = 0
+    edge_len: int = 0
+    initial: int = ZERO_START
+    zi: Any = None
+
+
+def addressed(a: WgpuArray, axis: int) -> tuple[Any, int, int, int]:
+    """A 2-D view as a :class:`Pass` source or target."""
+    return (a.buffer, *layout.addressing(a, axis))
+
+
+class Schedule:
+    """The dispatches of one pass and where its final state lands."""
+
+    def __init__(self, cascade: Cascade, run: Pass, slots: int):
+        self.cascade, self.run = cascade, run
+        self.gpu = cascade.rows.gpu
+        self.slot_bytes = cascade.slot_size * run.channels * 4
+        self.slots = slots
+        self.state = self.gpu.zeros(slots * self.slot_bytes)
+        self.dispatches: list[Dispatch] = []
+
+    def blocks(self, kind: int, length: int, first: int, count: int) -> None:
+        """Filter blocks ``first .. first + count - 1`` (grid batches of 65535)."""
+        cascade, run = self.cascade, self.run
+        zi = cascade.rows.buffer if run.zi is None else run.zi
+        groups = math.ceil(run.channels / WORKGROUP)
+        for start, size in layout.batches(count):
+            params = (run.samples, run.channels, cascade.sections, cascade.order, length,
+                      first + start, kind, run.initial, run.edges, run.edge_len,
+                      *run.source[1:], *run.target[1:])
+            self.dispatches.append(Dispatch(
+                "sos_blocks", params,
+                (cascade.rows.buffer, run.source[0], run.target[0], self.state, zi),
+                (groups, size, 1)))
+
+    def scan(self, length: int, slots: int) -> None:
+        """The Kogge-Stone scan over the first ``slots`` slots, blocks of ``length``."""
+        cascade = self.cascade
+        steps = max(0, (slots - 1).bit_length())
+        transition = block_transition(cascade.host_rows, cascade.order, length) if steps else None
+        if not steps or not transition.any():
+            return
+        powers = self.gpu.upload(_scan_powers(transition, steps))
+        spare = self.gpu.zeros(self.slots * self.slot_bytes)
+        groups = math.ceil(self.run.channels / WORKGROUP)
+        for step in range(steps):
+            for first, size in layout.batches(slots):
+                params = (self.run.channels, cascade.sections, cascade.order, slots, 1 << step,
+                          step, first)
+                self.dispatches.append(Dispatch("sos_scan", params, (powers, self.state, spare),
+                                                (groups, size, 1)))
+            self.state, spare = spare, self.state
+
+    def final_state(self, shape: tuple[int, ...]) -> tuple[WgpuArray, tuple]:
+        """A new array for the pass's final state and the copy that fills it."""
+        final = WgpuArray.empty(self.gpu, shape)
+        return final, ((self.state, (self.slots - 1) * self.slot_bytes, final.buffer, 0,
+                        self.slot_bytes),)
+
+
+def time_parallel(cascade: Cascade, run: Pass, block_len: int = BLOCK_LEN) -> Schedule:
+    """Carry pass, scan, fix-up pass: slot ``b`` ends as block ``b``'s start, the last as zf."""
+    length = cascade.block_len(block_len)
+    nblocks = math.ceil(run.samples / length)
+    schedule = Schedule(cascade, run, nblocks + 1)
+    schedule.blocks(CARRY, length, 0, nblocks - 1)
+    schedule.scan(length, nblocks)
+    schedule.blocks(FIX_UP, length, 0, nblocks)
+    return schedule
+
+
+def sequential(cascade: Cascade, run: Pass) -> Schedule:
+    """One invocation per channel, one dispatch per chunk, chunk ``k`` ending in slot ``k + 1``."""
+    length = cascade.block_len(LOOP_BUDGET)
+    chunks = math.ceil(run.samples / length)
+    schedule = Schedule(cascade, run, chunks + 1)
+    for chunk in range(chunks):
+        schedule.blocks(SEQUENTIAL, length, chunk, 1)
+    return schedule
+
+
+def filter_signal(plan, cascade: Cascade, x: WgpuArray, axis: int,
+                  zi: WgpuArray | None) -> tuple[WgpuArray, WgpuArray | None]:
+    """One pass of ``cascade`` over ``x`` with ``plan`` (a schedule maker); ``zf`` laid out as ``zi``."""
+    samples, channels = x.shape[axis], x.shape[1 - axis]
+    y = layout.output_like(x, axis, samples)
+    run = Pass(channels, samples, addressed(x, axis), addressed(y, axis))
+    if zi is not None and zi.size:
+        run.initial, run.zi = STATE_PER_CHANNEL, layout.dense(zi).buffer
+    schedule = plan(cascade, run)
+    zf, copies = None, ()
+    if zi is not None and zi.size:
+        zf, copies = schedule.final_state((cascade.sections, channels, cascade.order))
+        zf = zf.reshape(zi.shape)
+    elif zi is not None:
+        zf = WgpuArray.empty(x.gpu, zi.shape)   # lfilter with K = 1 has no state
+    x.gpu.run(schedule.dispatches, (), copies)
+    return y, zf
+
+
+def _sos_in_groups(plan, sos, x, axis, zi):
+    """sosfilt with ``plan``, over cascades of at most :data:`MAX_SECTIONS` sections in turn."""
     finals = []
     for first in range(0, sos.shape[0], MAX_SECTIONS):
         part = slice(first, first + MAX_SECTIONS)
         # The output keeps the input's orientation, so ``axis`` still holds.
-        x, zf = kernel(sos[part], x, axis, None if zi is None else zi[part])
+        x, zf = filter_signal(plan, Cascade(sos[part], 2), x, axis,
+                              None if zi is None else zi[part])
         finals.append(zf)
     if zi is None:
         return x, None
+    if len(finals) == 1:
+        return x, finals[0]
     host = np.concatenate([f.to_numpy() for f in finals])
     return x, WgpuArray.from_numpy(x.gpu, host)
 
 
-def _time_parallel(sos, x, axis, zi, block_len=BLOCK_LEN):
-    cascade = _Cascade(sos, x, axis, zi)
-    length = max(1, min(block_len, LOOP_BUDGET // cascade.sections))
-    nblocks = math.ceil(cascade.samples / length)
-    state, copies = cascade.state_buffer(nblocks)
-    # 1. zero-start final states of blocks 0 .. B-2, into slots 1 .. B-1.
-    dispatches = cascade.blocks(state, length, 0, nblocks - 1, slot_step=1, write_shift=1,
-                                slots=nblocks, zero_init=1, write_y=0)
-    # 2. the scan over slots: each slot becomes its block's true starting state.
-    steps = max(0, (nblocks - 1).bit_length())
-    if steps:
-        transition = block_transition(sos.to_numpy().astype(np.float64), length)
-        powers = cascade.gpu.upload(_scan_powers(transition, steps))
-        spare = cascade.gpu.zeros(nblocks * cascade.slot_bytes)
-        groups = math.ceil(cascade.channels / WORKGROUP)
-        for step in range(steps):
-            if nblocks > 65535:
-                raise ValueError(f"{nblocks} blocks exceed one scan dispatch; "
-                                 "the signal is too long for this block length")
-            dispatches.append(Dispatch(
-                "sos_scan", (cascade.channels, cascade.sections, nblocks, 1 << step, step),
-                (powers, state, spare), (groups, nblocks, 1)))
-            state, spare = spare, state
-    # 3. every block again from its true start, writing y and its final state.
-    dispatches += cascade.blocks(state, length, 0, nblocks, slot_step=1, write_shift=0,
-                                 slots=nblocks, zero_init=0, write_y=1)
-    return cascade.result(state, nblocks - 1, dispatches, copies)
-
-
-def _per_channel(sos, x, axis, zi):
-    cascade = _Cascade(sos, x, axis, zi)
-    length = max(1, LOOP_BUDGET // cascade.sections)
-    state, copies = cascade.state_buffer(1)
-    dispatches = []
-    for block in range(math.ceil(cascade.samples / length)):
-        dispatches += cascade.blocks(state, length, block, 1, slot_step=0, write_shift=0,
-                                     slots=1, zero_init=0, write_y=1)
-    return cascade.result(state, 0, dispatches, copies)
-
-
 def sosfilt_time_parallel(sos, x, axis, zi):
     """sosfilt kernel: blocks in parallel, a scan of the carried state, a fix-up pass."""
-    return _in_groups(_time_parallel, sos, x, axis, zi)
+    return _sos_in_groups(time_parallel, sos, x, axis, zi)
 
 
 def sosfilt_per_channel(sos, x, axis, zi):
     """sosfilt kernel: one invocation per channel, in bounded chunks of the signal."""
-    return _in_groups(_per_channel, sos, x, axis, zi)
+    return _sos_in_groups(sequential, sos, x, axis, zi)
+
+
+def lfilter_time_parallel(b, a, x, axis, zi):
+    """lfilter kernel: blocks in parallel, a scan of the carried state, a fix-up pass."""
+    return filter_signal(time_parallel, Cascade.from_ba(b, a), x, axis, zi)
+
+
+def lfilter_per_channel(b, a, x, axis, zi):
+    """lfilter kernel: one invocation per channel, in bounded chunks of the signal."""
+    return filter_signal(sequential, Cascade.from_ba(b, a), x, axis, zi)
+
+
+def fits_one_shader(problem) -> bool:
+    """Whether an lfilter/filtfilt problem's order fits one invocation's state."""
+    return problem.param("order", 1) <= MAX_STATE
 
 
 SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
                      shader_source("sos_scan"))
 
-VARIANTS = {"sosfilt": [
-    Variant("wgsl-time-parallel", sosfilt_time_parallel, SOURCE),
-    Variant("wgsl-per-channel", sosfilt_per_channel, SOURCE),
-]}
+VARIANTS = {
+    "sosfilt": [
+        Variant("wgsl-time-parallel", sosfilt_time_parallel, SOURCE),
+        Variant("wgsl-per-channel", sosfilt_per_channel, SOURCE),
+    ],
+    "lfilter": [
+        Variant("wgsl-time-parallel", lfilter_time_parallel, SOURCE, fits_one_shader),
+        Variant("wgsl-per-channel", lfilter_per_channel, SOURCE, fits_one_shader),
+    ],
+}

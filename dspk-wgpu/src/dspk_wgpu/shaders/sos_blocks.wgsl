@@ -1,72 +1,138 @@
-// The fused second-order-section cascade over blocks of samples.
-// One invocation filters one block of one channel: it starts from the state in
-// slot `block * slot_step` (or from zeros), writes the outputs when `write_y`
-// is set, and stores its final state in slot `block * slot_step + write_shift`
-// when that slot exists. States are laid out (slot, section, channel, 2), so a
-// slot is exactly scipy's zi/zf of shape (n_sections, channels, 2).
+// A cascade of IIR sections over blocks of samples, in transposed direct form II.
+// Every section has the same order M: second-order sections (M = 2) for sosfilt,
+// one section of order K - 1 for lfilter. Section s's coefficients are the row
+// [b0 .. bM, a0 .. aM] (a0 = 1), so sos rows are read as they are.
+//
+// One invocation filters one block of one channel. Its start state is the
+// pass's initial state for block 0, else zeros (the carry pass) or slot
+// `block` of `state` (the fix-up and sequential passes). The carry and
+// sequential passes store the final state in slot `block + 1`; the fix-up pass
+// only for the last block (that slot is zf). States are laid out
+// (slot, section, channel, delay): a slot is scipy's zi of shape
+// (n_sections, channels, 2) for sosfilt and (channels, K - 1) for lfilter.
+//
+// The input is sample t of `x` through its offset and strides, or, with an
+// extension, of `x` extended by `edge_len` samples at both ends (odd, even or
+// constant), read through an index function so the extension is never stored.
+// With `edges` = CROP the input is plain and only samples
+// edge_len <= t < n - edge_len are written. A negative time stride reads or
+// writes backwards (filtfilt's backward pass).
 
 struct Params {
-    n: i32, channels: i32, sections: i32, block_len: i32,
-    block0: i32, nblocks: i32, slot_step: i32, write_shift: i32,
-    slots: i32, zero_init: i32, write_y: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
+    n: i32, channels: i32, sections: i32, order: i32,
+    block_len: i32, block0: i32, pass_kind: i32, initial: i32,
+    edges: i32, edge_len: i32, x_offset: i32, x_sc: i32,
+    x_st: i32, y_offset: i32, y_sc: i32, y_st: i32,
 }
 
-const MAX_SECTIONS: i32 = 32;
+const MAX_STATE: i32 = 64;
+// pass_kind
+const CARRY: i32 = 0;
+const FIX_UP: i32 = 1;
+// initial: ZERO_START = 0, then
+const STATE_PER_CHANNEL: i32 = 1;
+const STEADY_STATE: i32 = 2;
+// edges: PLAIN = 0, then
+const ODD: i32 = 1;
+const CONSTANT: i32 = 3;
+const CROP: i32 = 4;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> sos: array<f32>;
+@group(0) @binding(1) var<storage, read> coefficients: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(0) @binding(4) var<storage, read_write> state: array<f32>;
+// STATE_PER_CHANNEL: laid out as one slot; STEADY_STATE: (section, delay),
+// scaled by the channel's first input sample.
+@group(0) @binding(5) var<storage, read> zi: array<f32>;
 
 fn state_index(slot: i32, section: i32, channel: i32) -> i32 {
-    return ((slot * p.sections + section) * p.channels + channel) * 2;
+    return ((slot * p.sections + section) * p.channels + channel) * p.order;
+}
+
+// Sample t of the pass's input for channel c.
+fn source(c: i32, t: i32) -> f32 {
+    let base = p.x_offset + c * p.x_sc;
+    if (p.edges == 0 || p.edges == CROP) {
+        return x[base + t * p.x_st];
+    }
+    let m = p.n - 2 * p.edge_len;
+    let j = t - p.edge_len;
+    if (j >= 0 && j < m) {
+        return x[base + j * p.x_st];
+    }
+    let end = x[base + select(m - 1, 0, j < 0) * p.x_st];
+    if (p.edges == CONSTANT) {
+        return end;
+    }
+    let mirrored = x[base + select(2 * (m - 1) - j, -j, j < 0) * p.x_st];
+    if (p.edges == ODD) {
+        return 2.0 * end - mirrored;
+    }
+    return mirrored;
 }
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = i32(id.x);
-    let local_block = i32(id.y);
-    if (c >= p.channels || local_block >= p.nblocks) {
+    if (c >= p.channels) {
         return;
     }
-    let block = p.block0 + local_block;
+    let block = p.block0 + i32(id.y);
     let start = block * p.block_len;
     if (start >= p.n) {
         return;
     }
     let stop = min(start + p.block_len, p.n);
-    let read_slot = block * p.slot_step;
-    var z: array<f32, 64>;
+    let m = p.order;
+    var z: array<f32, MAX_STATE>;
+    var scale = 0.0;
+    if (block == 0 && p.initial == STEADY_STATE) {
+        scale = source(c, 0);
+    }
     for (var s = 0; s < p.sections; s++) {
-        if (p.zero_init != 0) {
-            z[2 * s] = 0.0;
-            z[2 * s + 1] = 0.0;
-        } else {
-            let k = state_index(read_slot, s, c);
-            z[2 * s] = state[k];
-            z[2 * s + 1] = state[k + 1];
+        let k = state_index(block, s, c);
+        let k0 = state_index(0, s, c);
+        for (var d = 0; d < m; d++) {
+            var v = 0.0;
+            if (block == 0) {
+                if (p.initial == STATE_PER_CHANNEL) {
+                    v = zi[k0 + d];
+                } else if (p.initial == STEADY_STATE) {
+                    v = zi[s * m + d] * scale;
+                }
+            } else if (p.pass_kind != CARRY) {
+                v = state[k + d];
+            }
+            z[s * m + d] = v;
         }
     }
+    let row = 2 * (m + 1);
+    let write_y = p.pass_kind != CARRY;
     for (var t = start; t < stop; t++) {
-        var v = x[p.x_offset + c * p.x_sc + t * p.x_st];
+        var v = source(c, t);
         for (var s = 0; s < p.sections; s++) {
-            let out = sos[6 * s] * v + z[2 * s];
-            z[2 * s] = sos[6 * s + 1] * v - sos[6 * s + 4] * out + z[2 * s + 1];
-            z[2 * s + 1] = sos[6 * s + 2] * v - sos[6 * s + 5] * out;
+            let b = s * row;
+            let a = b + m + 1;
+            let zs = s * m;
+            let out = coefficients[b] * v + z[zs];
+            for (var d = 0; d < m - 1; d++) {
+                z[zs + d] = coefficients[b + d + 1] * v - coefficients[a + d + 1] * out
+                            + z[zs + d + 1];
+            }
+            z[zs + m - 1] = coefficients[b + m] * v - coefficients[a + m] * out;
             v = out;
         }
-        if (p.write_y != 0) {
-            y[c * p.y_sc + t * p.y_st] = v;
+        if (write_y && (p.edges != CROP || (t >= p.edge_len && t < p.n - p.edge_len))) {
+            y[p.y_offset + c * p.y_sc + t * p.y_st] = v;
         }
     }
-    let write_slot = read_slot + p.write_shift;
-    if (write_slot < p.slots) {
+    if (p.pass_kind != FIX_UP || stop == p.n) {
         for (var s = 0; s < p.sections; s++) {
-            let k = state_index(write_slot, s, c);
-            state[k] = z[2 * s];
-            state[k + 1] = z[2 * s + 1];
+            let k = state_index(block + 1, s, c);
+            for (var d = 0; d < m; d++) {
+                state[k + d] = z[s * m + d];
+            }
         }
     }
 }

@@ -1,12 +1,14 @@
 // One step of a Kogge-Stone scan of the block-to-block state recurrence
 //     s[b] = T s[b - 1] + g[b]
-// over slots laid out (slot, section, channel, 2). Step `distance` d computes
+// over slots laid out (slot, section, channel, delay), as sos_blocks.wgsl
+// writes them, for a cascade of `sections` sections of order `order`. Step
+// `distance` d computes, for the slots slot0 .. slot0 + grid y - 1,
 //     dst[b] = src[b] + T^d src[b - d]   (b >= d),   dst[b] = src[b]   (b < d),
-// with T^d the `power`-th (2 sections) x (2 sections) matrix of `powers`.
+// with T^d the `power`-th (sections x order)-square matrix of `powers`.
 
 struct Params {
-    channels: i32, sections: i32, slots: i32, distance: i32,
-    power: i32, _p5: i32, _p6: i32, _p7: i32,
+    channels: i32, sections: i32, order: i32, slots: i32,
+    distance: i32, power: i32, slot0: i32, _p7: i32,
     _p8: i32, _p9: i32, _p10: i32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
@@ -16,19 +18,19 @@ struct Params {
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<f32>;
 
-// Component i (section i / 2, delay i % 2) of channel c in slot b.
+// Component i (section i / order, delay i % order) of channel c in slot b.
 fn index(slot: i32, i: i32, channel: i32) -> i32 {
-    return ((slot * p.sections + i / 2) * p.channels + channel) * 2 + i % 2;
+    return ((slot * p.sections + i / p.order) * p.channels + channel) * p.order + i % p.order;
 }
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = i32(id.x);
-    let b = i32(id.y);
+    let b = p.slot0 + i32(id.y);
     if (c >= p.channels || b >= p.slots) {
         return;
     }
-    let dim = 2 * p.sections;
+    let dim = p.sections * p.order;
     let matrix = p.power * dim * dim;
     for (var i = 0; i < dim; i++) {
         var acc = src[index(b, i, c)];
