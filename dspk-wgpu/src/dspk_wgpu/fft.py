@@ -112,8 +112,16 @@ def _float_bits(value: float) -> int:
     return struct.unpack("<i", struct.pack("<f", value))[0]
 
 
-def _grid(invocations: int) -> tuple[int, int, int]:
-    """A 2-D workgroup grid of at least ``invocations`` invocations (x at most 65535)."""
+def grid(invocations: int) -> tuple[int, int, int]:
+    """A 2-D grid of workgroups of :data:`WORKGROUP` for ``invocations`` (x at most 65535).
+
+    The shaders number their invocations ``id.x + id.y * groups.x * WORKGROUP``.
+
+    Examples
+    --------
+    >>> grid(100), grid(256 * 70000)
+    ((1, 1, 1), (35000, 2, 1))
+    """
     groups = max(1, math.ceil(invocations / WORKGROUP))
     wide = min(groups, 65535)
     return wide, math.ceil(groups / wide), 1
@@ -252,7 +260,7 @@ def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
               int(inverse), out_twiddle, order, 0, 0)
     groups = math.ceil(transforms / per_group)
     return Dispatch("fft_stockham", params, (table.buffer, src, dst),
-                    _grid(groups * WORKGROUP))
+                    grid(groups * WORKGROUP))
 
 
 def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
@@ -264,7 +272,7 @@ def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
             params = (n, table.length // n, rows, 0, 0, 0, 0, 0, 0, 0, 0, int(inverse),
                       0, 0, 1, span)
             dispatches.append(Dispatch("fft_stockham", params, (table.buffer, data, spare),
-                                       _grid(rows * n // radix)))
+                                       grid(rows * n // radix)))
             data, spare, span = spare, data, span * radix
         return dispatches, data
     if n <= LOCAL_POINTS:
@@ -284,7 +292,7 @@ def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
 
 def _pointwise(table, src, dst, rows, length, in_len, in_rs):
     return Dispatch("fft_pointwise", (rows, length, in_len, in_rs), (table, src, dst),
-                    _grid(rows * length))
+                    grid(rows * length))
 
 
 def complex_passes(gpu: Gpu, strategy: str, rows: int, n: int, inverse: bool, data: Any,
@@ -337,20 +345,20 @@ def _gather(gpu, mode, rows, length, src: View):
     work = gpu.zeros(rows * length * 8)
     params = (mode, int(src.is_complex), rows, length, src.offset, src.row_stride, src.step,
               src.length, src.shift)
-    return Dispatch("fft_gather", params, (src.buffer, work), _grid(rows * length)), work
+    return Dispatch("fft_gather", params, (src.buffer, work), grid(rows * length)), work
 
 
 def _scatter(mode, rows, work, work_rs, dst: View, scale):
     params = (mode, rows, dst.length, work_rs, dst.shift, dst.offset, dst.row_stride, dst.step,
               _float_bits(scale))
-    return Dispatch("fft_scatter", params, (work, dst.buffer), _grid(rows * dst.length))
+    return Dispatch("fft_scatter", params, (work, dst.buffer), grid(rows * dst.length))
 
 
 def _real(mode, table, rows, half, src: View, dst: View, scale=1.0):
     params = (mode, rows, half, _float_bits(scale), src.offset, src.row_stride, src.step,
               src.length, dst.offset, dst.row_stride, dst.step)
     width = half + 1 if mode == 0 else half
-    return Dispatch("fft_real", params, (table, src.buffer, dst.buffer), _grid(rows * width))
+    return Dispatch("fft_real", params, (table, src.buffer, dst.buffer), grid(rows * width))
 
 
 def plan(gpu: Gpu, strategy: str, kind: str, n: int, norm: str, rows: int,

@@ -1,0 +1,54 @@
+// Multiplies the first `count` bins of every spectrum row (row stride `rs`,
+// complex elements) in place:
+// mode 0: by the analytic-signal weights of an n-point spectrum: 1 at bin 0
+//         (and n / 2 when n is even), 2 below n / 2, 0 above;
+// mode 1: by the real weight table[k] of bin k;
+// mode 2: by exp(-2 pi i k table[row]), a delay of table[row] * n samples.
+
+struct Params {
+    mode: i32, rows: i32, count: i32, rs: i32,
+    n: i32, _p5: i32, _p6: i32, _p7: i32,
+    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+const TAU: f32 = 6.283185307179586;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> table: array<f32>;
+@group(0) @binding(2) var<storage, read_write> spectrum: array<vec2<f32>>;
+
+fn analytic_weight(k: i32) -> f32 {
+    if (k == 0 || 2 * k == p.n) {
+        return 1.0;
+    }
+    return select(0.0, 2.0, 2 * k < p.n);
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = i32(id.x + id.y * groups.x * 256u);
+    if (index >= p.rows * p.count) {
+        return;
+    }
+    let row = index / p.count;
+    let k = index % p.count;
+    let at = row * p.rs + k;
+    switch p.mode {
+        case 0: {
+            spectrum[at] *= analytic_weight(k);
+        }
+        case 1: {
+            spectrum[at] *= table[k];
+        }
+        default: {
+            // The fraction of a turn first, so the angle stays in [-2 pi, 0].
+            let angle = -TAU * fract(f32(k) * table[row]);
+            let rotation = vec2<f32>(cos(angle), sin(angle));
+            let z = spectrum[at];
+            spectrum[at] = vec2<f32>(z.x * rotation.x - z.y * rotation.y,
+                                     z.x * rotation.y + z.y * rotation.x);
+        }
+    }
+}
