@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from dspk import pieces
 from dspk.arrays import owner, to_numpy
 from dspk.plugin import Backend, Problem, layout_of
 from dspk.runtime import resolve
@@ -64,9 +65,16 @@ class Call:
                             f"({exc})") from None
 
     def native(self, array: Any) -> Any:
-        """An array as the runtime's native type (coefficients, signals)."""
+        """An array as the runtime's native type (coefficients, signals).
+
+        A host array above the backend's :meth:`~dspk.plugin.Backend.max_array_bytes`
+        stays on the host, for :meth:`run` to process in pieces.
+        """
         if array is None or self.backend.is_native(array):
             return array
+        limit = self.backend.max_array_bytes()
+        if limit is not None and array.nbytes > limit:
+            return np.asarray(array)
         return self.backend.asarray(np.ascontiguousarray(array))
 
     def give_back(self, array: Any) -> Any:
@@ -77,7 +85,12 @@ class Call:
         return host if self.origin is None else self.origin.asarray(host)
 
     def run(self, problem: Problem, *args: Any) -> Any:
-        """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``."""
+        """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``.
+
+        Host arguments too large for the backend run in pieces, with host results.
+        """
+        if pieces.too_large(self, args):
+            return pieces.run_in_pieces(self, problem, args)
         return choose(self.backend, problem, args).run(*args)
 
 

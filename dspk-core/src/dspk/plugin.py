@@ -131,6 +131,14 @@ class UnsupportedDtype(TypeError):
     """
 
 
+class ArrayTooLarge(ValueError):
+    """Raised by a backend asked to hold an array above :meth:`Backend.max_array_bytes`.
+
+    The core then runs the kernel in pieces (see :mod:`dspk.pieces`); a user
+    sees it only when no piece is small enough, with a message that says why.
+    """
+
+
 @dataclass(frozen=True)
 class RuntimeSpec:
     """A runtime as its plugin declares it, before anything heavy is imported.
@@ -306,6 +314,14 @@ class Backend(abc.ABC):
     def asarray(self, x: np.ndarray) -> Any:
         """Move a NumPy array to the runtime's native array type."""
         return x
+
+    def max_array_bytes(self) -> int | None:
+        """The largest array one kernel call takes, in bytes; None for no limit.
+
+        The core cuts larger host inputs into pieces (see :mod:`dspk.pieces`)
+        and never calls :meth:`asarray` on them whole.
+        """
+        return None
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """Bring a native array back to NumPy."""

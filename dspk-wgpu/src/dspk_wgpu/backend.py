@@ -58,6 +58,10 @@ class WgpuBackend(Backend):
         """Copy a float32 host array to the device; other dtypes raise TypeError."""
         return self._array_type.from_numpy(self.gpu, np.asarray(x))
 
+    def max_array_bytes(self) -> int:
+        """The device's largest storage-buffer binding (``Gpu.max_binding``)."""
+        return self.gpu.max_binding
+
     def to_numpy(self, x: Any) -> np.ndarray:
         return x.to_numpy() if self.is_native(x) else np.asarray(x)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import wgpu
+from dspk.plugin import ArrayTooLarge
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 
@@ -61,8 +62,15 @@ class Gpu:
     adapter: Any
     device: Any
     poison_outputs: bool = False
+    #: The largest buffer a shader binds, in bytes: the device's
+    #: ``max-storage-buffer-binding-size`` unless lowered (tests do).
+    max_binding: int = 0
     _pipelines: dict[str, Any] = field(default_factory=dict)
     _fence: Any = None
+
+    def __post_init__(self):
+        if not self.max_binding:
+            self.max_binding = int(self.device.limits["max-storage-buffer-binding-size"])
 
     @property
     def queue(self) -> Any:
@@ -76,13 +84,23 @@ class Gpu:
                 layout="auto", compute={"module": module, "entry_point": "main"}, label=name)
         return self._pipelines[name]
 
+    def check_size(self, nbytes: int) -> None:
+        """An :class:`~dspk.plugin.ArrayTooLarge` when one binding cannot hold ``nbytes``."""
+        if nbytes > self.max_binding:
+            raise ArrayTooLarge(
+                f"an array of {nbytes} bytes is above this device's largest storage-buffer "
+                f"binding ({self.max_binding} bytes); pass NumPy arrays, which dspk "
+                "processes in pieces, or split the data")
+
     def upload(self, data: np.ndarray) -> Any:
         """A storage buffer holding ``data``'s bytes (at least 4 bytes)."""
+        self.check_size(data.nbytes)
         raw = np.ascontiguousarray(data).tobytes() or bytes(4)
         return self.device.create_buffer_with_data(data=raw, usage=STORAGE)
 
     def empty(self, nbytes: int) -> Any:
         """A new storage buffer for results: zeros, or NaN when ``poison_outputs``."""
+        self.check_size(nbytes)
         nbytes = max(4, -(-nbytes // 4) * 4)
         if self.poison_outputs:
             return self.upload(np.full(nbytes // 4, np.nan, np.float32))
@@ -90,6 +108,7 @@ class Gpu:
 
     def zeros(self, nbytes: int) -> Any:
         """A new storage buffer of zeros (WebGPU zero-fills new buffers)."""
+        self.check_size(nbytes)
         return self.device.create_buffer(size=max(4, -(-nbytes // 4) * 4), usage=STORAGE)
 
     def read(self, buffer: Any, nbytes: int | None = None) -> bytes:

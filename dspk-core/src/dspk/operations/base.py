@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dspk.pieces import Pieces
 from dspk.plugin import Problem
 
 
@@ -51,8 +52,12 @@ class Operation:
         The parameter sets that :func:`dspk.runtime.autotune` tunes.
     example_args : callable
         ``example_args(problem, rng)``: NumPy arguments to time kernels on.
+    pieces : dspk.pieces.Pieces or None
+        How a call on an input too large for a device splits into calls on
+        smaller ones; None when it cannot.
     """
 
     name: str
     grid_params: tuple[dict, ...]
     example_args: Callable[[Problem, np.random.Generator], tuple]
+    pieces: Pieces | None = None

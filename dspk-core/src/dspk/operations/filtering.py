@@ -4,6 +4,7 @@ import numpy as np
 from scipy import signal
 
 from dspk.operations.base import Operation, random_signal, time_axis
+from dspk.pieces import OTHER, Pieces
 from dspk.plugin import Problem
 
 
@@ -45,10 +46,14 @@ def _convolve_args(problem, rng):
 
 
 OPERATIONS = (
-    Operation("sosfilt", ({"sections": 4},), _sosfilt_args),
-    Operation("lfilter", ({"order": 4},), _lfilter_args),
-    Operation("sosfiltfilt", ({"sections": 4},), _sosfiltfilt_args),
-    Operation("filtfilt", ({"order": 4},), _filtfilt_args),
+    Operation("sosfilt", ({"sections": 4},), _sosfilt_args,
+              Pieces("channels", {1: OTHER}, 2, {3: 1}, (OTHER, 1), carries_state=3)),
+    Operation("lfilter", ({"order": 4},), _lfilter_args,
+              Pieces("channels", {2: OTHER}, 3, {4: 0}, (OTHER, 0), carries_state=4)),
+    Operation("sosfiltfilt", ({"sections": 4},), _sosfiltfilt_args,
+              Pieces("channels", {1: OTHER}, 2)),
+    Operation("filtfilt", ({"order": 4},), _filtfilt_args, Pieces("channels", {2: OTHER}, 3)),
     Operation("convolve", tuple({"taps": taps, "per_channel": False, "method": "auto"}
-                                for taps in (16, 128, 1024)), _convolve_args),
+                                for taps in (16, 128, 1024)), _convolve_args,
+              Pieces("channels", {0: OTHER}, 2, {1: 0})),
 )

@@ -3,6 +3,7 @@
 import numpy as np
 
 from dspk.operations.base import Operation, random_signal, time_axis
+from dspk.pieces import OTHER, Pieces
 from dspk.plugin import Problem
 
 
@@ -33,12 +34,27 @@ def _phase_shift_args(problem, rng):
     return random_signal(problem, rng), time_axis(problem), shifts, problem.param("margin")
 
 
+def _median_of_squares_on_host(x: np.ndarray, axis: int, mean: np.ndarray | None) -> float:
+    """The ``median_of_squares`` kernel's result with NumPy, for inputs in pieces."""
+    centred = x if mean is None else x - np.expand_dims(mean, axis)
+    return float(np.median(np.square(centred, dtype=np.float64)))
+
+
+#: A signal first, its time axis second; results joined along time.
+_EACH_SAMPLE = Pieces("time", {0: OTHER}, 1, results=("time",))
+
+#: A signal first, its time axis second; a statistic per channel or pair.
+_STATISTIC = Pieces("time", {0: OTHER}, 1, results=("weighted-mean",))
+
 OPERATIONS = (
     Operation("common_reference", ({"operator": "median"}, {"operator": "average"}),
-              _common_reference_args),
-    Operation("channel_mean", ({},), _channel_mean_args),
-    Operation("channel_covariance", ({},), _centred_args),
-    Operation("median_of_squares", ({},), _centred_args),
-    Operation("apply_channel_matrix", ({},), _apply_args),
-    Operation("phase_shift", ({"margin": 2048},), _phase_shift_args),
+              _common_reference_args, _EACH_SAMPLE),
+    Operation("channel_mean", ({},), _channel_mean_args, _STATISTIC),
+    Operation("channel_covariance", ({},), _centred_args, _STATISTIC),
+    Operation("median_of_squares", ({},), _centred_args,
+              Pieces("host", {0: OTHER}, 1, on_host=_median_of_squares_on_host)),
+    Operation("apply_channel_matrix", ({},), _apply_args,
+              Pieces("time", {1: OTHER}, 2, results=("time",))),
+    Operation("phase_shift", ({"margin": 2048},), _phase_shift_args,
+              Pieces("channels", {0: OTHER}, 1, {2: 0})),
 )

@@ -3,6 +3,7 @@
 import numpy as np
 
 from dspk.operations.base import Operation, random_signal, time_axis
+from dspk.pieces import OTHER, Pieces
 from dspk.plugin import Problem
 
 
@@ -23,6 +24,8 @@ def _resample_args(problem: Problem, rng: np.random.Generator) -> tuple:
 OPERATIONS = (
     # Decimation by 4 with resample_poly's filter, and upsampling by 4.
     Operation("upfirdn", ({"phase_taps": 128, "up": 1, "down": 4},
-                          {"phase_taps": 32, "up": 4, "down": 1}), _upfirdn_args),
-    Operation("resample", ({"num": 4096}, {"num": 65536}), _resample_args),
+                          {"phase_taps": 32, "up": 4, "down": 1}), _upfirdn_args,
+              Pieces("channels", {1: OTHER}, 2, {5: OTHER, 6: OTHER})),
+    Operation("resample", ({"num": 4096}, {"num": 65536}), _resample_args,
+              Pieces("channels", {0: OTHER}, 1)),
 )

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import signal
 
 from dspk.operations.base import Operation, random_signal, time_axis
+from dspk.pieces import OTHER, Pieces
 from dspk.plugin import Problem
 
 #: ``numpy.pad`` keyword arguments of each boundary extension of ``stft``
@@ -86,13 +87,18 @@ def _istft_args(problem, rng):
 
 _SEGMENTS = {"segment": 256, "hop": 128}
 
+#: A signal first, its time axis second, and channels independent.
+_EACH_CHANNEL = Pieces("channels", {0: OTHER}, 1)
+
 OPERATIONS = (
-    Operation("fft", ({"kind": "rfft", "complex": False},), _fft_args),
-    Operation("hilbert", ({},), _hilbert_args),
-    Operation("detrend", ({"kind": "linear"},), _detrend_args),
+    Operation("fft", ({"kind": "rfft", "complex": False},), _fft_args, _EACH_CHANNEL),
+    Operation("hilbert", ({},), _hilbert_args, _EACH_CHANNEL),
+    Operation("detrend", ({"kind": "linear"},), _detrend_args, _EACH_CHANNEL),
     Operation("stft", ({**_SEGMENTS, "value": "complex", "sides": "onesided",
-                        "complex": False},), _stft_args),
+                        "complex": False},), _stft_args, _EACH_CHANNEL),
     Operation("csd", ({**_SEGMENTS, "average": "mean", "sides": "onesided", "cross": False,
-                       "complex": False},), _csd_args),
-    Operation("istft", ({**_SEGMENTS, "sides": "onesided"},), _istft_args),
+                       "complex": False},), _csd_args,
+              Pieces("channels", {0: OTHER, 1: OTHER}, 2)),
+    Operation("istft", ({**_SEGMENTS, "sides": "onesided"},), _istft_args,
+              Pieces("channels", {0: 0}, None, results=(0,))),
 )
