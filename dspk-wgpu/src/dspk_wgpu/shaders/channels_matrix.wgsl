@@ -1,0 +1,66 @@
+// y = W (x - mean) on channels by samples, in tiles: a workgroup of 16 x 16
+// computes 16 output channels by 64 samples (4 per lane). The 16 x 16 tiles
+// of W and the 16 channels x 64 samples of x they meet pass through workgroup
+// memory, 16 input channels at a time.
+
+struct Params {
+    channels: i32, n: i32, tile0: i32, x_offset: i32,
+    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
+    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+const TILE: i32 = 16;
+const WIDE: i32 = 64;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> w: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read> mean: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+
+var<workgroup> w_tile: array<array<f32, 16>, 16>;
+var<workgroup> x_tile: array<array<f32, 64>, 16>;
+
+@compute @workgroup_size(16, 16, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    let tx = i32(lid.x);
+    let ty = i32(lid.y);
+    let t0 = (p.tile0 + i32(wid.x)) * WIDE;
+    let i = i32(wid.y) * TILE + ty;
+    var acc = vec4<f32>(0.0);
+    for (var k0 = 0; k0 < p.channels; k0 += TILE) {
+        let k = k0 + tx;
+        var weight = 0.0;
+        if (i < p.channels && k < p.channels) {
+            weight = w[i * p.channels + k];
+        }
+        w_tile[ty][tx] = weight;
+        let row = k0 + ty;
+        for (var q = 0; q < 4; q++) {
+            let t = t0 + tx + TILE * q;
+            var v = 0.0;
+            if (row < p.channels && t < p.n) {
+                v = x[p.x_offset + row * p.x_sc + t * p.x_st] - mean[row];
+            }
+            x_tile[ty][tx + TILE * q] = v;
+        }
+        workgroupBarrier();
+        for (var u = 0; u < TILE; u++) {
+            let wu = w_tile[ty][u];
+            acc += wu * vec4<f32>(x_tile[u][tx], x_tile[u][tx + 16], x_tile[u][tx + 32],
+                                  x_tile[u][tx + 48]);
+        }
+        workgroupBarrier();
+    }
+    if (i >= p.channels) {
+        return;
+    }
+    for (var q = 0; q < 4; q++) {
+        let t = t0 + tx + TILE * q;
+        if (t < p.n) {
+            y[i * p.y_sc + t * p.y_st] = acc[q];
+        }
+    }
+}

@@ -1,0 +1,122 @@
+// Common reference: each group's channels minus the group's per-sample median
+// (`use_median` 1) or mean (0). One invocation per (sample, group). `table`
+// holds the groups' start positions (groups + 1 of them, absolute indices
+// into `table`) followed by their channels. The group `zero_group` (channels
+// in no group, or -1) is written as zeros.
+//
+// The median is a radix selection on the 32-bit keys that order floats as
+// unsigned integers: eight passes over the group's values, each counting the
+// values that share the key's upper digits into 16 bins of the next 4-bit
+// digit and keeping the bin that holds the rank. An even count averages the
+// two middle values; the upper one is the lower one again when that key
+// repeats, else the smallest key above it (one more pass). A NaN anywhere in
+// the group makes that sample's reference NaN, as numpy.median.
+
+struct Params {
+    n: i32, groups: i32, use_median: i32, zero_group: i32,
+    block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
+    y_sc: i32, y_st: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> table: array<i32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+
+fn value(c: i32, t: i32) -> f32 {
+    return x[p.x_offset + c * p.x_sc + t * p.x_st];
+}
+
+// Orders floats as unsigned integers: negative ones reversed below positive ones.
+fn key_of(v: f32) -> u32 {
+    let u = bitcast<u32>(v);
+    return select(u | 0x80000000u, ~u, (u & 0x80000000u) != 0u);
+}
+
+fn value_of(k: u32) -> f32 {
+    return bitcast<f32>(select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u));
+}
+
+fn is_nan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn median(first: i32, stop: i32, t: i32) -> f32 {
+    let count = stop - first;
+    var rank = u32((count - 1) / 2);
+    var prefix = 0u;
+    var equal = 0u;
+    var nan = false;
+    for (var round = 0u; round < 8u; round++) {
+        let shift = 28u - 4u * round;
+        // the key bits above the digit of this pass
+        let upper = select(~((1u << (shift + 4u)) - 1u), 0u, round == 0u);
+        var bins = array<u32, 16>();
+        for (var i = first; i < stop; i++) {
+            let v = value(table[i], t);
+            nan = nan || is_nan(v);
+            let key = key_of(v);
+            if ((key & upper) == prefix) {
+                bins[(key >> shift) & 15u] += 1u;
+            }
+        }
+        var digit = 0u;
+        while (rank >= bins[digit]) {
+            rank -= bins[digit];
+            digit++;
+        }
+        prefix |= digit << shift;
+        equal = bins[digit];
+    }
+    if (nan) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let lower = value_of(prefix);
+    if (count % 2 == 1 || rank + 1u < equal) {
+        return lower;
+    }
+    var above = 0xffffffffu;
+    for (var i = first; i < stop; i++) {
+        let key = key_of(value(table[i], t));
+        if (key > prefix) {
+            above = min(above, key);
+        }
+    }
+    return 0.5 * lower + 0.5 * value_of(above);
+}
+
+fn mean(first: i32, stop: i32, t: i32) -> f32 {
+    var sum = 0.0;
+    for (var i = first; i < stop; i++) {
+        sum += value(table[i], t);
+    }
+    return sum / f32(stop - first);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let t = (p.block0 * 64) + i32(id.x);
+    let group = i32(id.y);
+    if (t >= p.n || group >= p.groups) {
+        return;
+    }
+    let first = table[group];
+    let stop = table[group + 1];
+    var reference = 0.0;
+    if (group != p.zero_group) {
+        if (p.use_median != 0) {
+            reference = median(first, stop, t);
+        } else {
+            reference = mean(first, stop, t);
+        }
+    }
+    for (var i = first; i < stop; i++) {
+        let c = table[i];
+        var out = 0.0;
+        if (group != p.zero_group) {
+            out = value(c, t) - reference;
+        }
+        y[c * p.y_sc + t * p.y_st] = out;
+    }
+}

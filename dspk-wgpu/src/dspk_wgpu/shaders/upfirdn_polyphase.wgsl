@@ -1,0 +1,75 @@
+// Polyphase upfirdn: output k is sum_m h[ph + up m] u[q - m], where
+// t = (start + k) down, q = t / up and ph = t % up: the taps of one phase meet
+// the input samples ending at q, and the upsampled signal is never formed.
+// u is x, continued by `left` before it and `right` after it (dense, laid out
+// like x with `edge` samples along the time axis; zeros when `edge` is 0).
+// A dispatch covers the phase columns m0 .. m0 + m_count; later ones add to y.
+// One invocation per output sample; `channels_fast` puts neighbouring
+// invocations on neighbouring channels (sample-major data).
+
+struct Params {
+    n: i32, channels: i32, up: i32, down: i32,
+    start: i32, count: i32, taps: i32, m0: i32,
+    m_count: i32, accumulate: i32, x_offset: i32, x_sc: i32,
+    x_st: i32, edge: i32, axis: i32, channels_fast: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> h: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read> left: array<f32>;
+@group(0) @binding(4) var<storage, read> right: array<f32>;
+@group(0) @binding(5) var<storage, read_write> y: array<f32>;
+
+// Sample e of channel c of a dense edge array of `edge` samples.
+fn edge_index(c: i32, e: i32) -> i32 {
+    if (p.axis == 1) {
+        return c * p.edge + e;
+    }
+    return e * p.channels + c;
+}
+
+fn sample(c: i32, i: i32) -> f32 {
+    if (i >= 0 && i < p.n) {
+        return x[p.x_offset + c * p.x_sc + i * p.x_st];
+    }
+    if (i < 0 && i >= -p.edge) {
+        return left[edge_index(c, p.edge + i)];
+    }
+    if (i >= p.n && i < p.n + p.edge) {
+        return right[edge_index(c, i - p.n)];
+    }
+    return 0.0;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let g = (i32(wid.x) + i32(wid.y) * i32(groups.x)) * 64 + i32(lid.x);
+    if (g >= p.channels * p.count) {
+        return;
+    }
+    var c = g / p.count;
+    var k = g % p.count;
+    if (p.channels_fast != 0) {
+        c = g % p.channels;
+        k = g / p.channels;
+    }
+    let t = (p.start + k) * p.down;
+    let q = t / p.up;
+    let phase = t % p.up;
+    let m_stop = min(p.m0 + p.m_count, (p.taps - phase + p.up - 1) / p.up);
+    var acc = 0.0;
+    for (var m = p.m0; m < m_stop; m++) {
+        acc += h[phase + p.up * m] * sample(c, q - m);
+    }
+    var at = c * p.count + k;
+    if (p.axis == 0) {
+        at = k * p.channels + c;
+    }
+    if (p.accumulate != 0) {
+        acc += y[at];
+    }
+    y[at] = acc;
+}
