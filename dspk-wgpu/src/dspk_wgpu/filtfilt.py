@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import iir, layout
-from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.iir import CROP, EXTENSIONS, STEADY_STATE, Cascade, Pass, addressed
 
 
@@ -75,13 +73,11 @@ def _sosfiltfilt(plan):
 
 def _filtfilt(plan):
     def kernel(b, a, x, axis, padtype, padlen, zi):
-        if not zi.size:   # K = 1 runs as order 1 with a zero delay term and zero state
-            zi = WgpuArray.from_numpy(x.gpu, np.zeros(1, np.float32))
         return zero_phase(plan, Cascade.from_ba(b, a), x, axis, padtype, padlen, zi)
     return kernel
 
 
-def fits_one_shader(problem) -> bool:
+def sections_fit(problem) -> bool:
     """Whether a sosfiltfilt problem's sections fit one shader pass."""
     return problem.param("sections", 1) <= iir.MAX_SECTIONS
 
@@ -90,12 +86,12 @@ SOURCE = source_hash(sys.modules[__name__], iir.SOURCE)
 
 VARIANTS = {
     "sosfiltfilt": [
-        Variant("wgsl-time-parallel", _sosfiltfilt(iir.time_parallel), SOURCE, fits_one_shader),
-        Variant("wgsl-per-channel", _sosfiltfilt(iir.sequential), SOURCE, fits_one_shader),
+        Variant("wgsl-time-parallel", _sosfiltfilt(iir.time_parallel), SOURCE, sections_fit),
+        Variant("wgsl-per-channel", _sosfiltfilt(iir.sequential), SOURCE, sections_fit),
     ],
     "filtfilt": [
         Variant("wgsl-time-parallel", _filtfilt(iir.time_parallel), SOURCE,
-                iir.fits_one_shader),
-        Variant("wgsl-per-channel", _filtfilt(iir.sequential), SOURCE, iir.fits_one_shader),
+                iir.order_fits),
+        Variant("wgsl-per-channel", _filtfilt(iir.sequential), SOURCE, iir.order_fits),
     ],
 }

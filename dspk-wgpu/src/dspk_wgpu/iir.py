@@ -294,7 +294,7 @@ def lfilter_per_channel(b, a, x, axis, zi):
     return filter_signal(sequential, Cascade.from_ba(b, a), x, axis, zi)
 
 
-def fits_one_shader(problem) -> bool:
+def order_fits(problem) -> bool:
     """Whether an lfilter/filtfilt problem's order fits one invocation's state."""
     return problem.param("order", 1) <= MAX_STATE
 
@@ -308,7 +308,7 @@ VARIANTS = {
         Variant("wgsl-per-channel", sosfilt_per_channel, SOURCE),
     ],
     "lfilter": [
-        Variant("wgsl-time-parallel", lfilter_time_parallel, SOURCE, fits_one_shader),
-        Variant("wgsl-per-channel", lfilter_per_channel, SOURCE, fits_one_shader),
+        Variant("wgsl-time-parallel", lfilter_time_parallel, SOURCE, order_fits),
+        Variant("wgsl-per-channel", lfilter_per_channel, SOURCE, order_fits),
     ],
 }
