@@ -1,3 +1,316 @@
-"""(being written)"""
+"""stft, csd and istft on the GPU: framing shaders around the runtime's batched FFT.
 
-VARIANTS: dict = {}
+Every segment of every channel is one row ``r = c * segments + s`` of a
+*segment table*. The kernels walk that table in blocks of rows small enough
+for one storage binding (:func:`block_rows`) and, per block:
+
+1. ``framing_segments.wgsl`` builds the rows in one pass: the boundary
+   extension, the zero padding, the segment's mean or least-squares line
+   removed (a workgroup reduction per row), the window, zeros up to ``nfft``;
+2. :func:`dspk_wgpu.fft.transform` transforms all rows at once
+   (``rfft`` for one-sided real input, ``fft`` otherwise);
+3. one shader finishes: ``framing_values.wgsl`` (stft: weights and the value
+   transform, written frequencies by segments), ``framing_mean.wgsl`` (csd's
+   mean: each (channel, bin) sums its segments, adding to the block before)
+   or ``framing_median.wgsl`` (csd's median: 33 bisection passes on the
+   values' ordered bit patterns, whole channels per block);
+   ``framing_unwrap.wgsl`` then unwraps stft's "phase" along frequency.
+
+istft reverses it: ``framing_gather.wgsl`` copies each segment's bins into a
+row, the inverse FFT transforms the block, and ``framing_overlap_add.wgsl``
+lets each output sample sum the windowed segments that cover it (a gather,
+so no atomics), dividing by the overlap-added squared window at the end.
+Loops stay within :data:`~dspk_wgpu.gpu.LOOP_BUDGET` by cutting the
+segments a dispatch sums into chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from dspk.plugin import Variant, source_hash
+
+from dspk_wgpu import fft, layout
+from dspk_wgpu.arrays import WgpuArray
+from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, Gpu, shader_source
+
+#: Invocations per workgroup of the one-invocation-per-element shaders.
+WORKGROUP = 64
+
+#: Most bytes of one block's work array (also capped by the device's binding size).
+WORK_BYTES = 1 << 27
+
+#: Shader codes of the boundary extensions and detrends.
+BOUNDARIES = {None: 0, "zeros": 0, "even": 1, "odd": 2, "constant": 3}
+DETRENDS = {None: 0, "constant": 1, "linear": 2}
+
+#: Shader codes of stft's values ("phase" is "angle", then unwrapped).
+VALUES = {"complex": 0, "power": 1, "magnitude": 2, "angle": 3, "phase": 3}
+
+#: Bisection passes of the median over 32-bit keys, plus the final pass.
+MEDIAN_PASSES = 33
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """How rows of a segment table are cut from a signal.
+
+    Parameters
+    ----------
+    segments : int
+        Segments per channel.
+    step, nperseg, nfft : int
+        Hop between segment starts, samples per segment, row length.
+    left, right : int
+        Samples of boundary extension before and after the signal; the
+        extended signal is zero beyond them.
+    boundary : str or None
+        A key of :data:`BOUNDARIES`.
+    detrend : str or None
+        A key of :data:`DETRENDS`.
+    """
+
+    segments: int
+    step: int
+    nperseg: int
+    nfft: int
+    left: int = 0
+    right: int = 0
+    boundary: str | None = None
+    detrend: str | None = None
+
+
+def block_rows(gpu: Gpu, row_elements: int) -> int:
+    """Rows of ``row_elements`` complex values that one block's work array holds."""
+    limit = min(WORK_BYTES, gpu.device.limits["max-storage-buffer-binding-size"])
+    return max(1, limit // (8 * max(row_elements, 1)))
+
+
+def row_blocks(total: int, size: int):
+    """``(first, end)`` row ranges of at most ``size`` rows covering ``total``."""
+    for first in range(0, total, size):
+        yield first, min(first + size, total)
+
+
+def transform(rows: WgpuArray, kind: str, n: int) -> WgpuArray:
+    """The runtime's ``fft`` kernel along the rows of a 2-D array, unnormalised forward."""
+    return fft.transform(rows, 1, n, kind, "backward")
+
+
+def frame_rows(x: WgpuArray, axis: int, window: WgpuArray | None, plan: Segmentation,
+               first: int, end: int) -> WgpuArray:
+    """Rows ``first .. end - 1`` of ``x``'s segment table: dense ``(end - first, nfft)``.
+
+    Complex ``x`` gives complex rows. A one-channel ``x`` serves every
+    channel's rows. ``window`` None leaves the segments unwindowed.
+    """
+    gpu = x.gpu
+    complex_input = x.dtype == np.complex64
+    frames = WgpuArray.empty(gpu, (end - first, plan.nfft), x.dtype)
+    offset, channel_stride, time_stride = layout.addressing(x, axis)
+    flags = int(complex_input) | (2 if window is not None else 0) | (4 if x.shape[1 - axis] == 1
+                                                                        else 0)
+    window_buffer = x.buffer if window is None else layout.dense(window).buffer
+    dispatches = [
+        Dispatch("framing_segments",
+                 (x.shape[axis], plan.left, plan.right, BOUNDARIES[plan.boundary], plan.step,
+                  plan.nperseg, plan.nfft, DETRENDS[plan.detrend], plan.segments, offset,
+                  channel_stride, time_stride, first + row0, flags, first),
+                 (x.buffer, window_buffer, frames.buffer), (count, 1, 1))
+        for row0, count in layout.batches(end - first)]
+    gpu.run(dispatches)
+    return frames
+
+
+def spectra(x: WgpuArray, axis: int, window: WgpuArray, plan: Segmentation, sides: str,
+            first: int, end: int) -> WgpuArray:
+    """FFTs of rows ``first .. end - 1`` of the segment table: ``(end - first, bins)`` complex."""
+    frames = frame_rows(x, axis, window, plan, first, end)
+    return transform(frames, "rfft" if sides == "onesided" else "fft", plan.nfft)
+
+
+def element_grid(count: int, rows: int):
+    """Dispatch grids of ``count`` elements (x, in workgroups of 64) by ``rows`` (y, batched)."""
+    for row0, batch in layout.batches(rows):
+        yield row0, (math.ceil(count / WORKGROUP), batch, 1)
+
+
+def _bins(nfft: int, sides: str) -> int:
+    return nfft // 2 + 1 if sides == "onesided" else nfft
+
+
+# -- stft ---------------------------------------------------------------------------------
+
+def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, value):
+    """stft kernel: fused framing, batched FFT, weights and value, in blocks of segments."""
+    gpu = x.gpu
+    nperseg = window.shape[0]
+    channels, samples = x.shape[1 - axis], x.shape[axis]
+    edge = nperseg // 2 if boundary is not None else 0
+    segments = (samples + 2 * edge + pad - nperseg) // step + 1
+    plan = Segmentation(segments, step, nperseg, nfft, edge, edge, boundary, detrend)
+    bins = _bins(nfft, sides)
+    shape = (channels, bins, segments) if axis == 1 else (bins, channels, segments)
+    z = WgpuArray.empty(gpu, shape, np.complex64 if value == "complex" else np.float32)
+    out_sc, out_sb, out_ss = (z.element_strides if axis == 1 else
+                              (z.element_strides[1], z.element_strides[0], 1))
+    weights = layout.dense(weights)
+    total = channels * segments
+    for first, end in row_blocks(total, block_rows(gpu, nfft)):
+        spectrum = spectra(x, axis, window, plan, sides, first, end)
+        z_offset, z_sr, z_sb = layout.addressing(spectrum, 1)
+        gpu.run([Dispatch("framing_values",
+                          (bins, segments, first, first + row0, end, VALUES[value], out_sc,
+                           out_sb, out_ss, z_offset, z_sr, z_sb,
+                           nfft if sides == "onesided" else 0),
+                          (spectrum.buffer, weights.buffer, z.buffer), grid)
+                 for row0, grid in element_grid(bins, end - first)])
+    if value == "phase":
+        _unwrap(z, total, segments, bins, (out_sc, out_sb, out_ss))
+    return z
+
+
+def _unwrap(z: WgpuArray, lines: int, segments: int, bins: int, strides) -> None:
+    """numpy.unwrap of the angles in ``z`` along frequency, in place."""
+    carry = z.gpu.zeros(8 * lines)
+    dispatches = []
+    for bin_begin in range(0, bins, LOOP_BUDGET):
+        for line0, count in layout.batches(math.ceil(lines / WORKGROUP)):
+            dispatches.append(Dispatch(
+                "framing_unwrap",
+                (lines, segments, bin_begin, min(bins, bin_begin + LOOP_BUDGET), *strides,
+                 line0 * WORKGROUP),
+                (carry, z.buffer), (count, 1, 1)))
+    z.gpu.run(dispatches)
+
+
+# -- csd ----------------------------------------------------------------------------------
+
+def _csd_plan(x, y, axis, window, step, nfft, detrend) -> Segmentation:
+    """The segments of the longer signal; the shorter reads as zeros past its end."""
+    samples = x.shape[axis] if y is None else max(x.shape[axis], y.shape[axis])
+    nperseg = window.shape[0]
+    return Segmentation((samples - nperseg) // step + 1, step, nperseg, nfft, detrend=detrend)
+
+
+def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
+    """csd kernel: fused framing, batched FFT and a mean or median over segments.
+
+    The mean walks the segment table in blocks of rows; the median in blocks
+    of whole channels.
+    """
+    gpu = x.gpu
+    plan = _csd_plan(x, y, axis, window, step, nfft, detrend)
+    channels = max(x.shape[1 - axis], 1 if y is None else y.shape[1 - axis])
+    bins = _bins(nfft, sides)
+    cross = y is not None
+    shape = (channels, bins) if axis == 1 else (bins, channels)
+    p = WgpuArray.empty(gpu, shape, np.complex64 if cross else np.float32)
+    out_sc, out_sb = p.element_strides if axis == 1 else p.element_strides[::-1]
+    weights = layout.dense(weights)
+    reduce = _mean_dispatches if average == "mean" else _median_dispatches
+    per_block = block_rows(gpu, nfft)
+    if average == "median":
+        per_block = plan.segments * max(1, per_block // plan.segments)
+    for first, end in row_blocks(channels * plan.segments, per_block):
+        xs = spectra(x, axis, window, plan, sides, first, end)
+        ys = None if y is None else spectra(y, axis, window, plan, sides, first, end)
+        gpu.run(reduce(xs, ys, weights, p, plan.segments, bins, first, end, (out_sc, out_sb)))
+    return p
+
+
+def _operands(xs, ys, weights):
+    """Buffers and addressing shared by the mean and median shaders (``xs`` stands in for
+    an absent ``ys``)."""
+    ys = xs if ys is None else ys
+    return ((xs.buffer, ys.buffer, weights.buffer),
+            (*layout.addressing(xs, 1), *layout.addressing(ys, 1)))
+
+
+def _mean_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides):
+    buffers, addressing = _operands(xs, ys, weights)
+    dispatches = []
+    for row_begin, row_end in row_blocks(end - first, LOOP_BUDGET):
+        row_begin, row_end = first + row_begin, first + row_end
+        c_begin, c_end = row_begin // segments, (row_end - 1) // segments + 1
+        for c0, grid in element_grid(bins, c_end - c_begin):
+            dispatches.append(Dispatch(
+                "framing_mean",
+                (bins, segments, first, row_begin, row_end, int(ys is not None), *out_strides,
+                 c_begin + c0, *addressing),
+                (*buffers, p.buffer), grid))
+    return dispatches
+
+
+def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides):
+    buffers, addressing = _operands(xs, ys, weights)
+    c_begin, c_end = first // segments, end // segments
+    state = p.gpu.zeros(32 * (c_end - c_begin) * bins)
+    dispatches = []
+    for step in range(MEDIAN_PASSES):
+        for seg_begin, seg_end in row_blocks(segments, LOOP_BUDGET):
+            for c0, grid in element_grid(bins, c_end - c_begin):
+                if c0:
+                    raise ValueError("csd median: more than 65535 channels in one block")
+                dispatches.append(Dispatch(
+                    "framing_median",
+                    (bins, segments, c_begin, step, seg_begin, seg_end, int(ys is not None),
+                     *out_strides, *addressing),
+                    (*buffers, state, p.buffer), grid))
+    return dispatches
+
+
+# -- istft --------------------------------------------------------------------------------
+
+def istft_overlap_add(z, window, step, nfft, sides, divisor, trim):
+    """istft kernel: gather, batched inverse FFT, and overlap-add as a gather per sample."""
+    gpu = z.gpu
+    channels, bins, segments = z.shape
+    nperseg = window.shape[0]
+    out_len = divisor.shape[0]
+    onesided = sides == "onesided"
+    x = WgpuArray.empty(gpu, (channels, out_len), np.float32 if onesided else np.complex64)
+    window, divisor = layout.dense(window), layout.dense(divisor)
+    z_sc, z_sb, z_ss = z.element_strides
+    for first, end in row_blocks(channels * segments, block_rows(gpu, max(bins, nfft))):
+        rows = WgpuArray.empty(gpu, (end - first, bins), np.complex64)
+        gpu.run([Dispatch("framing_gather",
+                          (bins, segments, first, first + row0, end, z.offset, z_sc, z_sb, z_ss),
+                          (z.buffer, rows.buffer), grid)
+                 for row0, grid in element_grid(bins, end - first)])
+        frames = layout.dense(transform(rows, "irfft" if onesided else "ifft", nfft))
+        gpu.run(_overlap_add_dispatches(frames, window, divisor, x, segments, step, trim,
+                                        first, end, nperseg, not onesided))
+    return x
+
+
+def _overlap_add_dispatches(frames, window, divisor, x, segments, step, trim, first, end,
+                            nperseg, complex_frames):
+    out_len = divisor.shape[0]
+    c_begin, c_end = first // segments, (end - 1) // segments + 1
+    if c_end - c_begin > 1:
+        u_begin, u_end = trim, trim + out_len
+    else:
+        s_begin, s_end = first - c_begin * segments, end - c_begin * segments
+        u_begin = max(trim, s_begin * step)
+        u_end = min(trim + out_len, (s_end - 1) * step + nperseg)
+    return [Dispatch("framing_overlap_add",
+                     (nperseg, step, segments, trim, out_len, first, first, end,
+                      int(complex_frames), frames.shape[1], c_begin + c0, u_begin),
+                     (frames.buffer, window.buffer, divisor.buffer, x.buffer), grid)
+            for c0, grid in element_grid(max(0, u_end - u_begin), c_end - c_begin)]
+
+
+SOURCE = source_hash(sys.modules[__name__],
+                     *(shader_source(f"framing_{name}") for name in
+                       ("segments", "values", "unwrap", "mean", "median", "gather",
+                        "overlap_add")))
+
+VARIANTS = {
+    "stft": [Variant("wgsl-fused-frames", stft_fused, SOURCE)],
+    "csd": [Variant("wgsl-fused-frames", csd_fused, SOURCE)],
+    "istft": [Variant("wgsl-overlap-gather", istft_overlap_add, SOURCE)],
+}

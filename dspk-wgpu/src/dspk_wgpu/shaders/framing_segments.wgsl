@@ -1,0 +1,113 @@
+// Segments of an extended signal, detrended, windowed and zero-padded, as rows
+// of a dense (rows, nfft) work array ready for a batched FFT.
+//
+// Row r = row0 + workgroup holds segment s = r % segments of channel
+// c = r / segments, stored at row r - first of `frames`: extended samples e = s * step .. s * step + nperseg - 1.
+// Extended sample e is x[e - left] inside the signal; `left` samples before
+// it and `right` after it follow `boundary` (0 zeros, 1 even, 2 odd,
+// 3 constant); anything further is zero. Detrend 1 removes the segment's
+// mean, 2 its least-squares line (about the segment's centre). Flags: bit 0
+// complex input and output (vec2 pairs in the f32 arrays), bit 1 multiply by
+// the window, bit 2 one input channel shared by every row.
+
+struct Params {
+    n: i32, left: i32, right: i32, boundary: i32,
+    step: i32, nperseg: i32, nfft: i32, detrend: i32,
+    segments: i32, x_offset: i32, x_sc: i32, x_st: i32,
+    row0: i32, flags: i32, first: i32, _p15: i32,
+}
+
+const LANES: i32 = 256;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> window: array<f32>;
+@group(0) @binding(3) var<storage, read_write> frames: array<f32>;
+
+// Per lane: (sum of v, sum of (t - centre) v), real and imaginary parts.
+var<workgroup> sums: array<vec4<f32>, 256>;
+
+fn is_complex() -> bool {
+    return (p.flags & 1) != 0;
+}
+
+fn load(c: i32, t: i32) -> vec2<f32> {
+    let i = p.x_offset + c * p.x_sc + t * p.x_st;
+    if (is_complex()) {
+        return vec2<f32>(x[2 * i], x[2 * i + 1]);
+    }
+    return vec2<f32>(x[i], 0.0);
+}
+
+// Sample t of channel c with the boundary extension (t may be outside 0 .. n - 1).
+fn extended(c: i32, t: i32) -> vec2<f32> {
+    if (t >= 0 && t < p.n) {
+        return load(c, t);
+    }
+    if (p.boundary == 0 || t < -p.left || t >= p.n + p.right) {
+        return vec2<f32>(0.0);
+    }
+    var edge = 0;
+    var mirror = -t;
+    if (t >= p.n) {
+        edge = p.n - 1;
+        mirror = 2 * (p.n - 1) - t;
+    }
+    if (p.boundary == 1) {
+        return load(c, mirror);
+    }
+    if (p.boundary == 2) {
+        return 2.0 * load(c, edge) - load(c, mirror);
+    }
+    return load(c, edge);
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    let lane = i32(lid.x);
+    let row = p.row0 + i32(wid.x);
+    let s = row % p.segments;
+    let c = select(row / p.segments, 0, (p.flags & 4) != 0);
+    let start = s * p.step - p.left;
+    let centre = 0.5 * f32(p.nperseg - 1);
+    var mean = vec2<f32>(0.0);
+    var slope = vec2<f32>(0.0);
+    if (p.detrend != 0) {
+        var acc = vec4<f32>(0.0);
+        for (var i = lane; i < p.nperseg; i += LANES) {
+            let v = extended(c, start + i);
+            acc += vec4<f32>(v, v * (f32(i) - centre));
+        }
+        sums[lane] = acc;
+        workgroupBarrier();
+        for (var width = LANES / 2; width > 0; width /= 2) {
+            if (lane < width) {
+                sums[lane] += sums[lane + width];
+            }
+            workgroupBarrier();
+        }
+        let total = sums[0];
+        let count = f32(p.nperseg);
+        mean = total.xy / count;
+        if (p.detrend == 2 && p.nperseg > 1) {
+            slope = total.zw / (count * (count * count - 1.0) / 12.0);
+        }
+    }
+    let base = (row - p.first) * p.nfft;
+    for (var i = lane; i < p.nfft; i += LANES) {
+        var v = vec2<f32>(0.0);
+        if (i < p.nperseg) {
+            v = extended(c, start + i) - mean - slope * (f32(i) - centre);
+            if ((p.flags & 2) != 0) {
+                v *= window[i];
+            }
+        }
+        if (is_complex()) {
+            frames[2 * (base + i)] = v.x;
+            frames[2 * (base + i) + 1] = v.y;
+        } else {
+            frames[base + i] = v.x;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// Unwraps angles in place along frequency, as numpy.unwrap: where a step
+// between neighbouring bins exceeds pi in size, later bins shift by the
+// multiple of 2 pi that brings the step into [-pi, pi]. One invocation is one
+// (channel, segment) line, c * segments + s; it walks bins bin_begin ..
+// bin_end - 1 and carries (previous raw angle, total shift) in `carry` to the
+// next dispatch.
+
+struct Params {
+    lines: i32, segments: i32, bin_begin: i32, bin_end: i32,
+    out_sc: i32, out_sb: i32, out_ss: i32, line0: i32,
+    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+const PI: f32 = 3.14159265358979;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> carry: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let line = p.line0 + i32(id.x);
+    if (line >= p.lines) {
+        return;
+    }
+    let c = line / p.segments;
+    let base = c * p.out_sc + (line - c * p.segments) * p.out_ss;
+    var previous = out[base + p.bin_begin * p.out_sb];
+    var shift = 0.0;
+    var b = p.bin_begin;
+    if (b == 0) {
+        b = 1;
+    } else {
+        previous = carry[line].x;
+        shift = carry[line].y;
+    }
+    for (; b < p.bin_end; b++) {
+        let raw = out[base + b * p.out_sb];
+        let step = raw - previous;
+        var wrapped = step + PI - 2.0 * PI * floor((step + PI) / (2.0 * PI)) - PI;
+        if (wrapped == -PI && step > 0.0) {
+            wrapped = PI;
+        }
+        if (abs(step) >= PI) {
+            shift += wrapped - step;
+        }
+        previous = raw;
+        out[base + b * p.out_sb] = raw + shift;
+    }
+    carry[line] = vec2<f32>(previous, shift);
+}
