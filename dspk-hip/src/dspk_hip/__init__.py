@@ -1,5 +1,9 @@
-"""The ``hip`` runtime of dspk: a package skeleton.
+"""The ``hip`` runtime of dspk: AMD GPUs through CuPy's ROCm build.
 
-It registers no runtime yet, so installing it changes nothing; its kernels,
-probe and tuner arrive with the issue that builds this runtime.
+It shares everything but its probe with dspk-cuda: the ``.cu`` kernel
+sources (hipRTC compiles them as they are, through the same
+:mod:`dspk_cuda.sources`), the variant modules and the backend class. The
+sources use no warp intrinsics and no fixed warp size, so they are correct
+for 64-wide wavefronts; the backend reads the wavefront size from the
+device. Importing the package imports no CuPy.
 """

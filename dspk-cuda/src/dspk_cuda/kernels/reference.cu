@@ -1,0 +1,51 @@
+// Common median reference: each member channel of a group minus the group's
+// median at that sample. One thread per sample selects the median of the
+// group's values held in its own array of CAPACITY (Wirth's selection:
+// partition around a[k] until k is in place, O(count) on average); for an
+// even count the upper middle value is the smallest above position k.
+// Threads run along time, so for time-contiguous signals every member
+// channel is read with coalesced loads.
+
+template <typename T>
+__device__ T select_kth(T* a, int count, int k) {
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        const T pivot = a[k];
+        int i = lo, j = hi;
+        do {
+            while (a[i] < pivot) ++i;
+            while (pivot < a[j]) --j;
+            if (i <= j) {
+                const T swap = a[i];
+                a[i] = a[j];
+                a[j] = swap;
+                ++i;
+                --j;
+            }
+        } while (i <= j);
+        if (j < k) lo = i;
+        if (k < i) hi = j;
+    }
+    return a[k];
+}
+
+template <typename T, int CAPACITY>
+__global__ void median_reference(const T* x, index_t x_channel_stride, index_t x_time_stride,
+                                 T* y, index_t y_channel_stride, index_t y_time_stride,
+                                 const long long* members, int count, index_t samples) {
+    const index_t t = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= samples || count < 1 || count > CAPACITY) return;
+    T values[CAPACITY];
+    for (int m = 0; m < count; ++m) values[m] = x[members[m] * x_channel_stride + t * x_time_stride];
+    const int k = (count - 1) / 2;
+    T median = select_kth(values, count, k);
+    if (count % 2 == 0) {
+        T upper = values[k + 1];
+        for (int m = k + 2; m < count; ++m) upper = values[m] < upper ? values[m] : upper;
+        median = (median + upper) / T(2);
+    }
+    for (int m = 0; m < count; ++m) {
+        const index_t c = members[m];
+        y[c * y_channel_stride + t * y_time_stride] = x[c * x_channel_stride + t * x_time_stride] - median;
+    }
+}
