@@ -182,3 +182,17 @@ def test_prepare_compiles_every_variant(backend, op):
     problem = Problem.make(op, "float32", 2, 4096, "channel-major", **params)
     for variant in backend.variants(op):
         backend.prepare(variant, problem)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_copy_of_strided_views_stays_on_the_device(backend, rng, dtype):
+    host = rng.standard_normal((5, 7, 9)).astype(np.float32)
+    if dtype == np.complex64:
+        host = (host + 1j * rng.standard_normal(host.shape)).astype(np.complex64)
+    x = backend.asarray(host)
+    for view, expected in ((x[1:4, ::2, ::-3], host[1:4, ::2, ::-3]),
+                           (x.transpose(2, 0, 1), host.transpose(2, 0, 1)),
+                           (x[:, 3], host[:, 3])):
+        dense = view.copy(order="K")
+        assert dense.is_contiguous() and dense.offset == 0
+        np.testing.assert_array_equal(dense.to_numpy(), expected)

@@ -334,6 +334,12 @@ class Backend(abc.ABC):
     def prepare(self, variant: Variant, problem: Problem) -> None:
         """Compile or warm up a kernel ahead of timing; nothing by default."""
 
+    def wait(self) -> None:
+        """Block until the work submitted to the device is done; nothing by default.
+
+        ``dspk bench`` calls it after each timed call of an operation.
+        """
+
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Seconds per run of ``call``, ``repeat`` times, after one warm-up.
 

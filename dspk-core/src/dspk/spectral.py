@@ -62,7 +62,7 @@ from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 from dspk.operations.spectral import BOUNDARY_PADDING
-from dspk.plugin import Problem, layout_of
+from dspk.plugin import Problem, UnsupportedDtype, layout_of
 
 __all__ = ["rfft", "irfft", "fft", "ifft", "hilbert", "detrend", "periodogram", "welch",
            "csd", "coherence", "spectrogram", "stft", "istft"]
@@ -106,8 +106,16 @@ def sampling_rate(fs: Any) -> float:
 
 
 def _like_input(call: Call, array: np.ndarray) -> Any:
-    """A host-computed result (frequencies, times) in the kind of array the caller passed."""
-    return call.native(array) if call.native_in else array
+    """A host-computed result (frequencies, times) in the kind of array the caller passed.
+
+    A device without float64 arrays (wgpu) gets these axes in float32.
+    """
+    if not call.native_in:
+        return array
+    try:
+        return call.native(array)
+    except UnsupportedDtype:
+        return call.native(array.astype(np.float32))
 
 
 def _problem(op: str, view: Signal2D, dtype: np.dtype, samples: int | None = None,

@@ -3,7 +3,7 @@
 A WgpuArray is a strided view of one buffer (an element offset, a shape and
 element strides), so ``reshape`` of contiguous data, ``transpose`` and basic
 slicing cost nothing; kernels read any such view through its offset and
-strides. ``numpy.asarray`` and :meth:`WgpuArray.to_numpy` bring it back.
+strides, and :meth:`WgpuArray.copy` makes any view dense on the device. ``numpy.asarray`` and :meth:`WgpuArray.to_numpy` bring it back.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from dspk.plugin import UnsupportedDtype
 
-from dspk_wgpu.gpu import Gpu
+from dspk_wgpu.gpu import Dispatch, Gpu
 
 #: The dtypes the kernels compute in: complex64 is two interleaved float32
 #: (``vec2<f32>`` in WGSL), and its strides and offsets count complex elements.
@@ -41,6 +41,28 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         strides.append(step)
         step *= size
     return tuple(reversed(strides))
+
+
+#: Invocations per workgroup and workgroups per dispatch of ``copy_strided``.
+_COPY_GROUP, _COPY_GROUPS = 256, 65535
+
+
+def _strided_copy(view: WgpuArray, out: WgpuArray) -> list[Dispatch]:
+    """Dispatches copying ``view`` (up to 4 float dimensions) densely into ``out``."""
+    words = 2 if view.dtype.kind == "c" else 1
+    shape = list(view.shape) + ([2] if words == 2 else [])
+    strides = [s * words for s in view.element_strides] + ([1] if words == 2 else [])
+    if len(shape) > 4:
+        raise ValueError(f"WgpuArray copies views of up to {4 - (words - 1)} dimensions; "
+                         f"got {view.ndim}")
+    shape = [1] * (4 - len(shape)) + shape
+    strides = [0] * (4 - len(strides)) + strides
+    total = math.prod(shape)
+    per_dispatch = _COPY_GROUP * _COPY_GROUPS
+    return [Dispatch("copy_strided", (total, view.offset * words, first, 0, *shape, *strides),
+                     (view.buffer, out.buffer),
+                     (math.ceil(min(per_dispatch, total - first) / _COPY_GROUP), 1, 1))
+            for first in range(0, total, per_dispatch)]
 
 
 class WgpuArray:
@@ -132,14 +154,17 @@ class WgpuArray:
             return WgpuArray.from_numpy(self.gpu, self.to_numpy().astype(dtype))
         return self.copy() if copy else self
 
-    def copy(self) -> WgpuArray:
-        """A C-contiguous copy on the device."""
-        if not self.is_contiguous():
-            return WgpuArray.from_numpy(self.gpu, self.to_numpy())
+    def copy(self, order: str = "C") -> WgpuArray:
+        """A C-contiguous copy on the device (``order`` is accepted for NumPy's sake)."""
         out = WgpuArray.empty(self.gpu, self.shape, self.dtype)
-        size = self.dtype.itemsize
-        self.gpu.run([], copies_after=((self.buffer, self.offset * size, out.buffer, 0,
-                                        max(4, self.nbytes)),))
+        if self.size == 0:
+            return out
+        if self.is_contiguous():
+            size = self.dtype.itemsize
+            self.gpu.run([], copies_after=((self.buffer, self.offset * size, out.buffer, 0,
+                                            max(4, self.nbytes)),))
+            return out
+        self.gpu.run(_strided_copy(self, out))
         return out
 
     def reshape(self, *shape: Any) -> WgpuArray:

@@ -78,6 +78,10 @@ class WgpuBackend(Backend):
         variant.run(*(self.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
         self.gpu.wait()
 
+    def wait(self) -> None:
+        """Block until the submitted command buffers are done."""
+        self.gpu.wait()
+
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Wall time around submission and completion, after one warm-up."""
         call()

@@ -155,17 +155,22 @@ def unimplemented(error: NotImplementedError) -> str | None:
 
 
 def rel_l2(actual, expected) -> float:
-    """Relative L2 error of ``actual`` against the float64 ``expected``.
+    """Relative L2 error of ``actual`` against the float64 (or complex128) ``expected``.
 
-    Fails the test when the shapes differ or ``actual`` is not finite.
+    Fails the test when the shapes differ, ``actual`` is not finite, or one
+    of the two is complex and the other is not.
 
     Examples
     --------
     >>> rel_l2([1.0, 2.0], [1.0, 2.0])
     0.0
+    >>> rel_l2([1j, 2.0], [0.0, 2.0]) > 0.4
+    True
     """
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert np.iscomplexobj(actual) == np.iscomplexobj(expected), (actual.dtype, expected.dtype)
+    precise = np.complex128 if np.iscomplexobj(expected) else np.float64
+    actual, expected = actual.astype(precise), expected.astype(precise)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     assert np.all(np.isfinite(actual)), "non-finite output"
     return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-300))

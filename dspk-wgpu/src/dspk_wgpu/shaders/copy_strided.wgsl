@@ -1,0 +1,31 @@
+// A dense copy of a strided view of up to 4 dimensions, counted in f32 words:
+//     dst[i] = src[offset + sum_k index_k(i) * stride_k],
+// with index_3 varying fastest. Complex views arrive as float views with a
+// last dimension of 2 (re, im) of stride 1.
+
+struct Params {
+    total: i32, offset: i32, first: i32, _p3: i32,
+    shape0: i32, shape1: i32, shape2: i32, shape3: i32,
+    stride0: i32, stride1: i32, stride2: i32, stride3: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> src: array<f32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<f32>;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = p.first + i32(id.x);
+    if (i >= p.total) {
+        return;
+    }
+    var rest = i;
+    let i3 = rest % p.shape3;
+    rest = rest / p.shape3;
+    let i2 = rest % p.shape2;
+    rest = rest / p.shape2;
+    let i1 = rest % p.shape1;
+    let i0 = rest / p.shape1;
+    dst[i] = src[p.offset + i0 * p.stride0 + i1 * p.stride1 + i2 * p.stride2 + i3 * p.stride3];
+}

@@ -1,0 +1,69 @@
+"""Chains of operations on device arrays stay on the device and equal the NumPy chain.
+
+``dspk.asarray(x, runtime=...)`` gives a runtime's device array; every
+operation takes it and gives one back, so a chain never passes through the
+host. The test forbids device-to-host copies of signal-sized arrays while the
+chain runs, then brings the result back with ``dspk.to_numpy`` and
+``numpy.asarray`` and compares it with the same chain on NumPy arrays on the
+cpu runtime.
+"""
+
+import numpy as np
+import pytest
+from scipy import signal
+
+import dspk
+from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test
+
+GPU_RUNTIMES = [name for name in runtimes_under_test() if name in ("wgpu", "cuda", "hip")]
+
+SOS = signal.butter(3, [0.02, 0.3], "bandpass", output="sos")
+
+CHAINS = {
+    "sosfiltfilt-common_reference-welch": lambda x, r: dspk.welch(
+        dspk.common_reference(dspk.sosfiltfilt(SOS, x, runtime=r), runtime=r),
+        nperseg=256, runtime=r)[1],
+    "sosfilt-decimate-hilbert": lambda x, r: dspk.hilbert(
+        dspk.decimate(dspk.sosfilt(SOS, x, runtime=r), 3, runtime=r), runtime=r),
+    "lfilter-resample_poly-rfft-irfft": lambda x, r: dspk.irfft(dspk.rfft(dspk.resample_poly(
+        dspk.lfilter(*signal.butter(2, 0.3), x, runtime=r), 2, 3, runtime=r), runtime=r),
+        runtime=r),
+    "phase_shift-whiten-stft-istft": lambda x, r: dspk.istft(dspk.stft(
+        dspk.whiten(dspk.phase_shift(x, np.linspace(0, 0.9, x.shape[0]), runtime=r),
+                    runtime=r)[0], nperseg=128, runtime=r)[2], nperseg=128, runtime=r)[1],
+    "oaconvolve-detrend-filtfilt": lambda x, r: dspk.filtfilt(
+        *signal.butter(2, 0.2), dspk.detrend(dspk.oaconvolve(
+            x, np.hanning(31)[None, :], axes=-1, runtime=r), runtime=r), runtime=r),
+}
+
+
+@pytest.fixture
+def host_reads_forbidden(monkeypatch):
+    """Device-to-host reads above 4 KiB fail while the fixture is active."""
+    def patch(backend):
+        original = backend.to_numpy
+
+        def guarded(x):
+            out = original(x)
+            assert out.nbytes <= 4096, f"a {out.shape} array went back to the host mid-chain"
+            return out
+        monkeypatch.setattr(backend, "to_numpy", guarded)
+        return lambda: monkeypatch.setattr(backend, "to_numpy", original)
+    return patch
+
+
+@pytest.mark.parametrize("runtime", GPU_RUNTIMES)
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_chain_stays_on_the_device(runtime, chain, rng, host_reads_forbidden):
+    backend = open_backend(runtime)
+    host = rng.standard_normal((6, 4000)).astype(np.float32)
+    x = dspk.asarray(host, runtime=runtime)
+    assert backend.is_native(x)
+    allow_reads = host_reads_forbidden(backend)
+    y = CHAINS[chain](x, runtime)
+    allow_reads()
+    assert backend.is_native(y), f"{chain} returned {type(y).__name__}"
+    expected = CHAINS[chain](host.astype(np.float64), "cpu")
+    for back in (dspk.to_numpy(y), np.asarray(y)):
+        assert isinstance(back, np.ndarray)
+        assert rel_l2(back, expected) <= 10 * TOLERANCE[np.float32]
