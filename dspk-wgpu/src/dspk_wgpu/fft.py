@@ -11,14 +11,15 @@ The ``fft`` kernel runs in three steps, all dispatches of one command buffer:
 The complex FFT of length ``n`` whose only prime factors are 2, 3 and 5 uses
 the Stockham formulation (``fft_stockham``), which needs no bit reversal:
 
-* ``n <= 2048``: one dispatch, each workgroup holding whole rows in workgroup
-  memory (16 KiB) through every radix-4/2/3/5 stage;
-* longer ``n = n1 * n2`` (both at most 2048): the four-step algorithm, two such
+* ``n <= 1024``: one dispatch, each workgroup holding whole rows in workgroup
+  memory (two 8 KiB arrays, ping-ponged) through every radix-4/2/3/5 stage;
+* longer ``n = n1 * n2`` (both at most 1024): the four-step algorithm, two such
   dispatches: ``n1`` FFTs of length ``n2`` over the strided columns, times the
   twiddles ``w_n^(i k)``, then ``n2`` FFTs of length ``n1``, written in place of
   the transposition;
 * the ``"global"`` strategy instead runs one dispatch per radix stage over the
-  whole array in storage buffers, one butterfly per invocation.
+  whole array in storage buffers, one butterfly per invocation; the
+  ``"workgroup"`` strategy falls back to it beyond ``1024 ** 2`` points.
 
 Other lengths use Bluestein's chirp z-transform: with ``c_j = exp(-i pi j^2 / n)``,
 ``X_k = c_k sum_j (x_j c_j) conj(c_(k-j))``, a cyclic convolution of length
@@ -55,11 +56,9 @@ from dspk_wgpu.gpu import Dispatch, Gpu, shader_source
 #: Invocations per workgroup of every FFT shader.
 WORKGROUP = 256
 
-#: Complex points one workgroup holds in workgroup memory (16 KiB).
-LOCAL_POINTS = 2048
-
-#: Points a workgroup takes when rows are short (several rows per workgroup).
-GROUP_POINTS = 1024
+#: Complex points one workgroup holds in workgroup memory (twice, 16 KiB in all), and
+#: takes at a time when rows are shorter (several rows per workgroup).
+LOCAL_POINTS = 1024
 
 #: Strategies of the complex FFT (see the module docstring).
 STRATEGIES = ("workgroup", "global")
@@ -190,7 +189,7 @@ def four_step_split(n: int) -> tuple[int, int]:
     Examples
     --------
     >>> four_step_split(65536)
-    (32, 2048)
+    (64, 1024)
     """
     for n2 in range(LOCAL_POINTS, 0, -1):
         if n % n2 == 0 and n // n2 <= LOCAL_POINTS:
@@ -266,7 +265,7 @@ def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
 def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
     """Dispatches of the FFT of dense rows of 2,3,5-smooth length ``n``, and the result's buffer."""
     spare = gpu.zeros(rows * n * 8)
-    if strategy == "global":
+    if strategy == "global" or n > LOCAL_POINTS ** 2:
         dispatches, span = [], 1
         for radix in radices(n):
             params = (n, table.length // n, rows, 0, 0, 0, 0, 0, 0, 0, 0, int(inverse),
@@ -276,16 +275,16 @@ def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
             data, spare, span = spare, data, span * radix
         return dispatches, data
     if n <= LOCAL_POINTS:
-        per_group = max(1, GROUP_POINTS // n)
+        per_group = max(1, LOCAL_POINTS // n)
         return [_stockham(table, n, inverse, data, spare, rows, per_group,
                           load=(n, 0, 1), store=(n, 0, 1))], spare
     n1, n2 = four_step_split(n)
     # Columns n1 of the (n2, n1) matrix: n2-point FFTs, twiddled, stored as rows.
-    first = _stockham(table, n2, inverse, data, spare, rows * n1, max(1, GROUP_POINTS // n2),
+    first = _stockham(table, n2, inverse, data, spare, rows * n1, max(1, LOCAL_POINTS // n2),
                       inner_count=n1, load=(n, 1, n1), store=(n, n2, 1),
                       out_twiddle=table.length // n, order=1)
     # Columns k2 of the (n1, n2) result: n1-point FFTs, written transposed.
-    second = _stockham(table, n1, inverse, spare, data, rows * n2, max(1, GROUP_POINTS // n1),
+    second = _stockham(table, n1, inverse, spare, data, rows * n2, max(1, LOCAL_POINTS // n1),
                        inner_count=n2, load=(n, 1, n2), store=(n, 1, n2), order=3)
     return [first, second], data
 

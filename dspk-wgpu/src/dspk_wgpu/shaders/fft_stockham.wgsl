@@ -8,17 +8,19 @@
 // After the last stage `out` holds the transform in natural order.
 //
 // mode 0 (workgroup): a workgroup loads `per_group` whole transforms into
-// workgroup memory (at most 2048 points, 16 KiB), runs every stage there and
-// stores them. Transform t = outer * inner_count + inner reads element e at
-// in_outer * outer + in_inner * inner + in_step * e and writes it at the same
-// form with the out_* strides, optionally times table[inner * e * out_twiddle]
-// (the four-step twiddle). `order` bit 0 (1) walks loads (stores) with the
-// transform index fastest, so neighbouring lanes touch neighbouring addresses.
+// workgroup memory (at most 1024 points, ping-ponged between two 8 KiB halves),
+// runs every stage there and stores them. Transform t = outer * inner_count +
+// inner reads element e at in_outer * outer + in_inner * inner + in_step * e
+// and writes it at the same form with the out_* strides, optionally times
+// table[inner * e * out_twiddle] (the four-step twiddle). `order` bit 0 (1)
+// walks loads (stores) with the transform index fastest, so neighbouring lanes
+// touch neighbouring addresses.
 // mode 1 (global): one stage of `transforms` dense rows of length n, from `src`
 // to `dst`, one butterfly per invocation.
 //
 // `table` holds exp(-2 pi i t / L) for t < L = n * tw_stride; `inverse` takes
-// conjugates. No normalisation is applied here.
+// conjugates. No normalisation is applied here. Butterflies name their values
+// rather than index arrays, which keeps them in registers.
 
 struct Params {
     n: i32, tw_stride: i32, transforms: i32, per_group: i32,
@@ -28,7 +30,7 @@ struct Params {
 }
 
 const WORKGROUP: i32 = 256;
-const POINTS: i32 = 2048;
+const POINTS: i32 = 1024;
 const SIN_PI_3: f32 = 0.8660254037844386;
 const COS_2PI_5: f32 = 0.30901699437494745;
 const COS_4PI_5: f32 = -0.8090169943749475;
@@ -40,7 +42,8 @@ const SIN_4PI_5: f32 = 0.5877852522924731;
 @group(0) @binding(2) var<storage, read> src: array<vec2<f32>>;
 @group(0) @binding(3) var<storage, read_write> dst: array<vec2<f32>>;
 
-var<workgroup> points: array<vec2<f32>, POINTS>;
+// Two halves, the stages' input and output in turn.
+var<workgroup> points: array<vec2<f32>, 2 * POINTS>;
 
 fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -64,84 +67,74 @@ fn radix_of(remaining: i32) -> i32 {
     return 5;
 }
 
-// The r-point DFT of v[0 .. r], in the transform's direction.
-fn dft(r: i32, v: array<vec2<f32>, 5>) -> array<vec2<f32>, 5> {
-    var out = v;
-    switch r {
-        case 2: {
-            out[0] = v[0] + v[1];
-            out[1] = v[0] - v[1];
-        }
-        case 3: {
-            let sum = v[1] + v[2];
-            let mid = v[0] - 0.5 * sum;
-            let turn = quarter(SIN_PI_3 * (v[1] - v[2]));
-            out[0] = v[0] + sum;
-            out[1] = mid + turn;
-            out[2] = mid - turn;
-        }
-        case 4: {
-            let a = v[0] + v[2];
-            let b = v[0] - v[2];
-            let c = v[1] + v[3];
-            let d = quarter(v[1] - v[3]);
-            out[0] = a + c;
-            out[1] = b + d;
-            out[2] = a - c;
-            out[3] = b - d;
-        }
-        case 5: {
-            let t1 = v[1] + v[4];
-            let t2 = v[2] + v[3];
-            let t3 = v[1] - v[4];
-            let t4 = v[2] - v[3];
-            let m1 = v[0] + COS_2PI_5 * t1 + COS_4PI_5 * t2;
-            let m2 = v[0] + COS_4PI_5 * t1 + COS_2PI_5 * t2;
-            let n1 = quarter(SIN_2PI_5 * t3 + SIN_4PI_5 * t4);
-            let n2 = quarter(SIN_4PI_5 * t3 - SIN_2PI_5 * t4);
-            out[0] = v[0] + t1 + t2;
-            out[1] = m1 + n1;
-            out[2] = m2 + n2;
-            out[3] = m2 - n2;
-            out[4] = m1 - n1;
-        }
-        default: {}
+// Element i of a stage's input: `src` (global mode) or workgroup half `side`.
+fn fetch(side: i32, i: i32) -> vec2<f32> {
+    if (p.mode == 1) {
+        return src[i];
     }
-    return out;
+    return points[side * POINTS + i];
 }
 
-// The butterfly j of a stage: its twiddled inputs' DFT.
-fn butterfly(j: i32, r: i32, span: i32, inputs: array<vec2<f32>, 5>) -> array<vec2<f32>, 5> {
-    var v = inputs;
-    let k = j % span;
-    let step = (p.n / (span * r)) * p.tw_stride;
-    for (var i = 1; i < r; i++) {
-        v[i] = cmul(v[i], twiddle(i * k * step));
+// Element i of a stage's output: `dst` (global mode) or workgroup half `side`.
+fn put(side: i32, i: i32, value: vec2<f32>) {
+    if (p.mode == 1) {
+        dst[i] = value;
+    } else {
+        points[side * POINTS + i] = value;
     }
-    return dft(r, v);
 }
 
-fn output_index(j: i32, r: i32, span: i32) -> i32 {
-    return (j / span) * span * r + j % span;
-}
-
-fn global_stage(index: i32) {
-    let r = radix_of(p.n / p.span);
+// Butterfly j of a radix-r stage on the transform at `base`: reads side
+// `side`, twiddles, takes the r-point DFT and writes the other side.
+fn butterfly(r: i32, j: i32, span: i32, base: i32, side: i32) {
     let stride = p.n / r;
-    if (index >= p.transforms * stride) {
+    let k = j % span;
+    let t = k * (p.n / (span * r)) * p.tw_stride;
+    let out = base + (j / span) * span * r + k;
+    let to = 1 - side;
+    let a0 = fetch(side, base + j);
+    let a1 = cmul(fetch(side, base + j + stride), twiddle(t));
+    if (r == 2) {
+        put(to, out, a0 + a1);
+        put(to, out + span, a0 - a1);
         return;
     }
-    let row = (index / stride) * p.n;
-    let j = index % stride;
-    var v: array<vec2<f32>, 5>;
-    for (var i = 0; i < r; i++) {
-        v[i] = src[row + j + i * stride];
+    let a2 = cmul(fetch(side, base + j + 2 * stride), twiddle(2 * t));
+    if (r == 3) {
+        let sum = a1 + a2;
+        let mid = a0 - 0.5 * sum;
+        let turn = quarter(SIN_PI_3 * (a1 - a2));
+        put(to, out, a0 + sum);
+        put(to, out + span, mid + turn);
+        put(to, out + 2 * span, mid - turn);
+        return;
     }
-    let out = butterfly(j, r, p.span, v);
-    let base = row + output_index(j, r, p.span);
-    for (var i = 0; i < r; i++) {
-        dst[base + i * p.span] = out[i];
+    let a3 = cmul(fetch(side, base + j + 3 * stride), twiddle(3 * t));
+    if (r == 4) {
+        let even_sum = a0 + a2;
+        let even_diff = a0 - a2;
+        let odd_sum = a1 + a3;
+        let odd_diff = quarter(a1 - a3);
+        put(to, out, even_sum + odd_sum);
+        put(to, out + span, even_diff + odd_diff);
+        put(to, out + 2 * span, even_sum - odd_sum);
+        put(to, out + 3 * span, even_diff - odd_diff);
+        return;
     }
+    let a4 = cmul(fetch(side, base + j + 4 * stride), twiddle(4 * t));
+    let t1 = a1 + a4;
+    let t2 = a2 + a3;
+    let t3 = a1 - a4;
+    let t4 = a2 - a3;
+    let m1 = a0 + COS_2PI_5 * t1 + COS_4PI_5 * t2;
+    let m2 = a0 + COS_4PI_5 * t1 + COS_2PI_5 * t2;
+    let n1 = quarter(SIN_2PI_5 * t3 + SIN_4PI_5 * t4);
+    let n2 = quarter(SIN_4PI_5 * t3 - SIN_2PI_5 * t4);
+    put(to, out, a0 + t1 + t2);
+    put(to, out + span, m1 + n1);
+    put(to, out + 2 * span, m2 + n2);
+    put(to, out + 3 * span, m2 - n2);
+    put(to, out + 4 * span, m1 - n1);
 }
 
 // Point q of a workgroup's block: (transform within the block, element).
@@ -159,7 +152,11 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
     let group = i32(wid.x + wid.y * groups.x);
     let lane = i32(lane_id);
     if (p.mode == 1) {
-        global_stage(group * WORKGROUP + lane);
+        let r = radix_of(p.n / p.span);
+        let j = group * WORKGROUP + lane;
+        if (j < p.transforms * (p.n / r)) {
+            butterfly(r, j % (p.n / r), p.span, (j / (p.n / r)) * p.n, 0);
+        }
         return;
     }
     let count = p.per_group * p.n;
@@ -175,37 +172,16 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         }
     }
     workgroupBarrier();
+    var side = 0;
     var span = 1;
     while (span < p.n) {
         let r = radix_of(p.n / span);
         let stride = p.n / r;
-        let butterflies = count / r;
-        // At most 13 values per lane: r * ceil(count / (r * 256)) with count <= 2048.
-        var held: array<vec2<f32>, 16>;
-        var m = 0;
-        for (var b = lane; b < butterflies; b += WORKGROUP) {
-            let base = (b / stride) * p.n;
-            let j = b % stride;
-            var v: array<vec2<f32>, 5>;
-            for (var i = 0; i < r; i++) {
-                v[i] = points[base + j + i * stride];
-            }
-            let out = butterfly(j, r, span, v);
-            for (var i = 0; i < r; i++) {
-                held[m + i] = out[i];
-            }
-            m += r;
+        for (var b = lane; b < count / r; b += WORKGROUP) {
+            butterfly(r, b % stride, span, (b / stride) * p.n, side);
         }
         workgroupBarrier();
-        m = 0;
-        for (var b = lane; b < butterflies; b += WORKGROUP) {
-            let base = (b / stride) * p.n + output_index(b % stride, r, span);
-            for (var i = 0; i < r; i++) {
-                points[base + i * span] = held[m + i];
-            }
-            m += r;
-        }
-        workgroupBarrier();
+        side = 1 - side;
         span *= r;
     }
     for (var q = lane; q < count; q += WORKGROUP) {
@@ -214,7 +190,7 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         if (t < p.transforms) {
             let outer = t / p.inner_count;
             let inner = t % p.inner_count;
-            var value = points[at.x * p.n + at.y];
+            var value = fetch(side, at.x * p.n + at.y);
             if (p.out_twiddle != 0) {
                 value = cmul(value, twiddle(inner * at.y * p.out_twiddle));
             }
