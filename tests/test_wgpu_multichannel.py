@@ -129,8 +129,10 @@ def test_channel_mean_and_covariance(backend, rng, axis, strided, channels, samp
         assert rel_l2(cov, centred @ centred.T / samples) <= TOL
 
 
-def test_covariance_over_many_chunks_keeps_float32_accuracy(backend, rng):
-    """Long signals add many chunk sums (Kahan-compensated) of a large common offset."""
+def test_covariance_over_many_chunks_keeps_float32_accuracy(backend, rng, monkeypatch):
+    """Many chunk sums of a large common offset, over many dispatches (Kahan-compensated)."""
+    from dspk_wgpu import multichannel
+    monkeypatch.setattr(multichannel, "COVARIANCE_PARTIAL_BYTES", 10 * 4 * 4 * 4)
     host = (rng.standard_normal((4, 300001)) + 50).astype(np.float32)
     cov = _kernel(backend, "channel_covariance")(backend.asarray(host), 1, None)
     x64 = host.astype(np.float64)

@@ -8,7 +8,8 @@
 - ``channel_mean``: per-chunk sums reduced in workgroup memory (the step that
   :mod:`dspk_wgpu.detrend` shares), added up on the host in float64.
 - ``channel_covariance``: 16 x 16 tiles of ``Xc Xc^T`` on and above the
-  diagonal, one dispatch per chunk of samples, the chunks added with Kahan's
+  diagonal for every chunk of samples at once (chunks short enough to keep
+  many workgroups busy), the chunks' partial sums then added with Kahan's
   compensation on the device; mirrored and divided by ``n`` on the host.
 - ``median_of_squares``: a radix selection over all ``C n`` squares, 8 bits a
   pass, with bins counted by workgroup atomics and read back (1 KiB) between
@@ -36,8 +37,14 @@ from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, shader_source
 #: eight counting passes of ``K + 16`` steps, the pass above and the writes.
 MAX_MEDIAN_GROUP = (LOOP_BUDGET - 8 * 16) // 10
 
-#: Samples per covariance dispatch: 16-sample steps of 16 products each.
+#: Most samples per covariance chunk: 16-sample steps of 16 products each.
 COVARIANCE_CHUNK = 8192
+
+#: Workgroups the covariance's chunks aim to keep busy.
+COVARIANCE_WORKGROUPS = 1280
+
+#: Most bytes of per-chunk partial covariances one dispatch writes.
+COVARIANCE_PARTIAL_BYTES = 32 << 20
 
 #: Samples one workgroup of the median-of-squares passes covers.
 SQUARES_CHUNK = 256 * 64
@@ -109,23 +116,48 @@ def channel_mean_sums(x, axis):
     return sums.host()[:, :, 0].sum(axis=0) / samples
 
 
+def _covariance_chunks(samples: int, channels: int) -> tuple[int, int]:
+    """Samples per chunk, and chunks per dispatch, of the covariance.
+
+    Chunks are short enough to keep about :data:`COVARIANCE_WORKGROUPS`
+    workgroups busy (never above :data:`COVARIANCE_CHUNK`), and a dispatch's
+    partial slabs fit :data:`COVARIANCE_PARTIAL_BYTES`.
+
+    Examples
+    --------
+    >>> _covariance_chunks(65536, 64)
+    (512, 2048)
+    """
+    tiles = math.ceil(channels / 16)
+    wanted = math.ceil(COVARIANCE_WORKGROUPS / (tiles * (tiles + 1) // 2))
+    length = min(COVARIANCE_CHUNK, max(256, 16 * math.ceil(samples / wanted / 16)))
+    per_dispatch = COVARIANCE_PARTIAL_BYTES // (channels * channels * 4)
+    return length, max(1, min(per_dispatch, 65535, LOOP_BUDGET))
+
+
 def channel_covariance_tiles(x, axis, mean):
     """channel_covariance kernel: tiled ``Xc Xc^T`` per chunk, Kahan-summed on the device."""
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     tiles = math.ceil(channels / 16)
-    nbytes = channels * channels * 4
-    sums, carry = gpu.empty(nbytes), gpu.empty(nbytes)
+    slab = channels * channels * 4
+    length, per_dispatch = _covariance_chunks(samples, channels)
+    chunks = math.ceil(samples / length)
+    sums, carry = gpu.empty(slab), gpu.empty(slab)
+    partial = gpu.empty(min(chunks, per_dispatch) * slab)
     mean_buffer = _mean_buffer(gpu, mean, channels)
     x_offset, x_sc, x_st = layout.addressing(x, axis)
-    dispatches = [
-        Dispatch("channels_covariance",
-                 (channels, samples, start, min(COVARIANCE_CHUNK, samples - start),
-                  int(start == 0), x_offset, x_sc, x_st),
-                 (x.buffer, mean_buffer, sums, carry), (tiles, tiles, 1))
-        for start in range(0, samples, COVARIANCE_CHUNK)]
+    dispatches = []
+    for first in range(0, chunks, per_dispatch):
+        count = min(per_dispatch, chunks - first)
+        dispatches += [
+            Dispatch("channels_covariance",
+                     (channels, samples, length, first, x_offset, x_sc, x_st),
+                     (x.buffer, mean_buffer, partial), (tiles, tiles, count)),
+            Dispatch("channels_covariance_sum", (channels, count, int(first == 0)),
+                     (partial, sums, carry), (math.ceil(channels / 64), channels, 1))]
     gpu.run(dispatches)
-    upper = np.frombuffer(gpu.read(sums, nbytes), np.float32).reshape(channels, channels)
+    upper = np.frombuffer(gpu.read(sums, slab), np.float32).reshape(channels, channels)
     upper = np.triu(upper.astype(np.float64))
     return (upper + np.triu(upper, 1).T) / samples
 
@@ -203,7 +235,8 @@ def _median_fits(problem) -> bool:
 
 
 SOURCE = source_hash(sys.modules[__name__], detrend, shader_source("channels_reference"),
-                     shader_source("channels_covariance"), shader_source("channels_square_bins"),
+                     shader_source("channels_covariance"), shader_source("channels_covariance_sum"),
+                     shader_source("channels_square_bins"),
                      shader_source("channels_matrix"), shader_source("detrend_sums"))
 
 VARIANTS = {

@@ -1,0 +1,41 @@
+// Adds the `chunks` slabs of `partial` (from channels_covariance) into the
+// covariance sums on and above the diagonal, with Kahan's compensation kept in
+// `carry`, so that many chunks lose no accuracy. `first` starts the sums at 0.
+// One invocation per element (row i = workgroup y).
+
+struct Params {
+    channels: i32, chunks: i32, first: i32, _p3: i32,
+    _p4: i32, _p5: i32, _p6: i32, _p7: i32,
+    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> partial: array<f32>;
+@group(0) @binding(2) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(3) var<storage, read_write> carry: array<f32>;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = i32(id.y);
+    let j = i32(id.x);
+    if (j >= p.channels || j < i) {
+        return;
+    }
+    let at = i * p.channels + j;
+    var total = 0.0;
+    var compensation = 0.0;
+    if (p.first == 0) {
+        total = sums[at];
+        compensation = carry[at];
+    }
+    let slab = p.channels * p.channels;
+    for (var z = 0; z < p.chunks; z++) {
+        let term = partial[z * slab + at] - compensation;
+        let next = total + term;
+        compensation = (next - total) - term;
+        total = next;
+    }
+    sums[at] = total;
+    carry[at] = compensation;
+}
