@@ -62,6 +62,18 @@ def test_timer_waits_for_the_device(backend):
     assert len(seconds) == 2 and all(s > 0 for s in seconds)
 
 
+def test_timestamps_measure_device_time(backend):
+    if not backend.gpu.timestamps:
+        pytest.skip("this adapter has no timestamp queries")
+    x = backend.asarray(np.ones((4, 4096), np.float32))
+    h = backend.asarray(np.ones((1, 64), np.float32))
+    run = backend.variants("convolve")[0].run
+    one, two = (backend.gpu.timed(lambda k=k: [run(x, h, 1) for _ in range(k)])
+                for k in (1, 2))
+    assert 0 < one < 10 and 0 < two < 10
+    assert backend.gpu._stamps is None
+
+
 # -- device arrays ------------------------------------------------------------
 
 def test_array_round_trip_and_protocol(backend, rng):

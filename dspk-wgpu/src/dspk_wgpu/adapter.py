@@ -82,8 +82,9 @@ def open_device(adapter: Any) -> Any:
     wanted = {key: limits[key] for key in
               ("max-storage-buffer-binding-size", "max-buffer-size",
                "max-compute-workgroup-storage-size") if key in limits}
+    features = [name for name in ("timestamp-query",) if name in adapter.features]
     try:
-        return adapter.request_device_sync(required_limits=wanted)
+        return adapter.request_device_sync(required_limits=wanted, required_features=features)
     except Exception as exc:  # noqa: BLE001 (any refusal means no device)
         raise DeviceUnavailable(f"{describe(adapter)} cannot open a device: "
                                 f"{type(exc).__name__}: {exc}") from None

@@ -83,9 +83,12 @@ class WgpuBackend(Backend):
         self.gpu.wait()
 
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
-        """Wall time around submission and completion, after one warm-up."""
+        """Device time from timestamp queries where the adapter has them, else wall time
+        around submission and completion; after one warm-up."""
         call()
         self.gpu.wait()
+        if self.gpu.timestamps:
+            return [self.gpu.timed(call) for _ in range(repeat)]
         seconds = []
         for _ in range(repeat):
             start = time.perf_counter()

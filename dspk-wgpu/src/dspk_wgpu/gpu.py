@@ -67,10 +67,33 @@ class Gpu:
     max_binding: int = 0
     _pipelines: dict[str, Any] = field(default_factory=dict)
     _fence: Any = None
+    #: While :meth:`timed` runs: the buffers each compute pass resolves its
+    #: start and end timestamps into.
+    _stamps: list | None = None
+    _query_set: Any = None
 
     def __post_init__(self):
         if not self.max_binding:
             self.max_binding = int(self.device.limits["max-storage-buffer-binding-size"])
+
+    @property
+    def timestamps(self) -> bool:
+        """Whether the device writes timestamps into compute passes."""
+        return "timestamp-query" in self.device.features
+
+    def timed(self, call) -> float:
+        """Seconds the device spent in the compute passes ``call`` submits.
+
+        Needs :attr:`timestamps`. Each pass writes a start and an end
+        timestamp (nanoseconds); the time between passes is not counted.
+        """
+        self._stamps = []
+        try:
+            call()
+            ticks = [np.frombuffer(self.read(buffer), np.uint64) for buffer in self._stamps]
+        finally:
+            self._stamps = None
+        return sum(int(end) - int(start) for start, end in ticks) * 1e-9
 
     @property
     def queue(self) -> Any:
@@ -142,7 +165,7 @@ class Gpu:
         for copy in copies_before:
             encoder.copy_buffer_to_buffer(*copy)
         if dispatches:
-            compute = encoder.begin_compute_pass()
+            compute = encoder.begin_compute_pass(timestamp_writes=self._timestamp_writes())
             for k, dispatch in enumerate(dispatches):
                 pipeline = self.pipeline(dispatch.pipeline)
                 entries = [{"binding": 0, "resource": {"buffer": uniforms, "offset": k * stride,
@@ -157,4 +180,17 @@ class Gpu:
             compute.end()
         for copy in copies_after:
             encoder.copy_buffer_to_buffer(*copy)
+        if dispatches and self._stamps is not None and self.timestamps:
+            resolved = self.device.create_buffer(
+                size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            encoder.resolve_query_set(self._query_set, 0, 2, resolved, 0)
+            self._stamps.append(resolved)
         self.queue.submit([encoder.finish()])
+
+    def _timestamp_writes(self) -> dict | None:
+        if self._stamps is None or not self.timestamps:
+            return None
+        if self._query_set is None:
+            self._query_set = self.device.create_query_set(type="timestamp", count=2)
+        return {"query_set": self._query_set, "beginning_of_pass_write_index": 0,
+                "end_of_pass_write_index": 1}
