@@ -94,29 +94,31 @@ def convolve_overlap_save(x, h, axis):
     taps_spectrum = fft.transform(h, 1, n, "rfft")
     y = layout.output_like(x, axis, out_len)
     for first, end in framing.row_blocks(channels * plan.segments, framing.block_rows(gpu, n)):
-        spectrum = fft.transform(framing.frame_rows(x, axis, None, plan, first, end), 1, n,
-                                 "rfft")
-        _multiply(spectrum, taps_spectrum, plan.segments, first, end)
-        blocks = layout.dense(fft.transform(spectrum, 1, n, "irfft"))
-        _keep(blocks, y, axis, taps, plan.segments, keep, first, end)
+        frames, framing_passes = framing.frame_rows(x, axis, None, plan, first, end)
+        spectrum, forward = framing.transformed(frames, "rfft", n)
+        blocks, inverse = framing.transformed(spectrum, "irfft", n)
+        gpu.run(framing_passes + forward + _multiply(spectrum, taps_spectrum, plan.segments,
+                                                     first, end)
+                + inverse + _keep(blocks, y, axis, taps, plan.segments, keep, first, end))
     return y
 
 
 def _multiply(spectrum, taps_spectrum, blocks, first, end):
-    """Rows ``first .. end - 1`` of block spectra times their channel's taps spectrum, in place."""
+    """Dispatches: rows ``first .. end - 1`` of block spectra times their channel's taps
+    spectrum, in place."""
     bins = spectrum.shape[1]
     x_offset, x_sr, _ = layout.addressing(spectrum, 1)
     h_offset, h_sr, _ = layout.addressing(taps_spectrum, 1)
-    spectrum.gpu.run([
+    return [
         Dispatch("convolve_spectra",
                  (bins, blocks, first, first + row0, end, taps_spectrum.shape[0], x_offset, x_sr,
                   h_offset, h_sr),
                  (taps_spectrum.buffer, spectrum.buffer), grid)
-        for row0, grid in framing.element_grid(bins, end - first)])
+        for row0, grid in framing.element_grid(bins, end - first)]
 
 
 def _keep(frames, y, axis, taps, blocks, keep, first, end):
-    """The wrap-free samples of block rows ``first .. end - 1`` into ``y``."""
+    """Dispatches: the wrap-free samples of block rows ``first .. end - 1`` into ``y``."""
     out_len = y.shape[axis]
     c_begin, c_end = first // blocks, (end - 1) // blocks + 1
     if c_end - c_begin > 1:
@@ -125,12 +127,12 @@ def _keep(frames, y, axis, taps, blocks, keep, first, end):
         t_begin = (first - c_begin * blocks) * keep
         t_end = min(out_len, (end - c_begin * blocks) * keep)
     _, y_sc, y_st = layout.addressing(y, axis)
-    y.gpu.run([
+    return [
         Dispatch("convolve_keep",
                  (keep, taps, blocks, out_len, first, first, end, frames.shape[1], frames.offset,
                   y_sc, y_st, c_begin + c0, t_begin),
                  (frames.buffer, y.buffer), grid)
-        for c0, grid in framing.element_grid(t_end - t_begin, c_end - c_begin)])
+        for c0, grid in framing.element_grid(t_end - t_begin, c_end - c_begin)]
 
 
 def _is_direct(problem: Problem) -> bool:

@@ -7,7 +7,7 @@ for one storage binding (:func:`block_rows`) and, per block:
 1. ``framing_segments.wgsl`` builds the rows in one pass: the boundary
    extension, the zero padding, the segment's mean or least-squares line
    removed (a workgroup reduction per row), the window, zeros up to ``nfft``;
-2. :func:`dspk_wgpu.fft.transform` transforms all rows at once
+2. the runtime's FFT (:func:`dspk_wgpu.fft.plan`) transforms all rows at once
    (``rfft`` for one-sided real input, ``fft`` otherwise);
 3. one shader finishes: ``framing_values.wgsl`` (stft: weights and the value
    transform, written frequencies by segments), ``framing_mean.wgsl`` (csd's
@@ -20,8 +20,9 @@ istft reverses it: ``framing_gather.wgsl`` copies each segment's bins into a
 row, the inverse FFT transforms the block, and ``framing_overlap_add.wgsl``
 lets each output sample sum the windowed segments that cover it (a gather,
 so no atomics), dividing by the overlap-added squared window at the end.
-Loops stay within :data:`~dspk_wgpu.gpu.LOOP_BUDGET` by cutting the
-segments a dispatch sums into chunks.
+Each block is one command buffer. Loops stay within
+:data:`~dspk_wgpu.gpu.LOOP_BUDGET` by cutting the segments a dispatch sums
+into chunks.
 """
 
 from __future__ import annotations
@@ -95,21 +96,26 @@ def row_blocks(total: int, size: int):
         yield first, min(first + size, total)
 
 
-def transform(rows: WgpuArray, kind: str, n: int) -> WgpuArray:
-    """The runtime's ``fft`` kernel along the rows of a 2-D array, unnormalised forward."""
-    return fft.transform(rows, 1, n, kind, "backward")
+def transformed(rows: WgpuArray, kind: str, n: int) -> tuple[WgpuArray, list[Dispatch]]:
+    """A new array for ``kind`` of ``n`` points of each row of 2-D ``rows``, and the
+    dispatches of :func:`dspk_wgpu.fft.plan` (unnormalised forward) that fill it."""
+    result = WgpuArray.empty(rows.gpu, (rows.shape[0], fft.output_length(kind, n)),
+                             np.float32 if kind == "irfft" else np.complex64)
+    dispatches = fft.plan(rows.gpu, "workgroup", kind, n, "backward", rows.shape[0],
+                          fft.View.of(rows, 1), fft.View.of(result, 1))
+    return result, dispatches
 
 
 def frame_rows(x: WgpuArray, axis: int, window: WgpuArray | None, plan: Segmentation,
-               first: int, end: int) -> WgpuArray:
-    """Rows ``first .. end - 1`` of ``x``'s segment table: dense ``(end - first, nfft)``.
+               first: int, end: int) -> tuple[WgpuArray, list[Dispatch]]:
+    """Rows ``first .. end - 1`` of ``x``'s segment table, dense ``(end - first, nfft)``,
+    and the dispatches that build them.
 
     Complex ``x`` gives complex rows. A one-channel ``x`` serves every
     channel's rows. ``window`` None leaves the segments unwindowed.
     """
-    gpu = x.gpu
     complex_input = x.dtype == np.complex64
-    frames = WgpuArray.empty(gpu, (end - first, plan.nfft), x.dtype)
+    frames = WgpuArray.empty(x.gpu, (end - first, plan.nfft), x.dtype)
     offset, channel_stride, time_stride = layout.addressing(x, axis)
     flags = int(complex_input) | (2 if window is not None else 0) | (4 if x.shape[1 - axis] == 1
                                                                         else 0)
@@ -121,15 +127,17 @@ def frame_rows(x: WgpuArray, axis: int, window: WgpuArray | None, plan: Segmenta
                   channel_stride, time_stride, first + row0, flags, first),
                  (x.buffer, window_buffer, frames.buffer), (count, 1, 1))
         for row0, count in layout.batches(end - first)]
-    gpu.run(dispatches)
-    return frames
+    return frames, dispatches
 
 
 def spectra(x: WgpuArray, axis: int, window: WgpuArray, plan: Segmentation, sides: str,
-            first: int, end: int) -> WgpuArray:
-    """FFTs of rows ``first .. end - 1`` of the segment table: ``(end - first, bins)`` complex."""
-    frames = frame_rows(x, axis, window, plan, first, end)
-    return transform(frames, "rfft" if sides == "onesided" else "fft", plan.nfft)
+            first: int, end: int) -> tuple[WgpuArray, list[Dispatch]]:
+    """FFTs of rows ``first .. end - 1`` of the segment table, ``(end - first, bins)``
+    complex, and the dispatches that frame and transform them."""
+    frames, framing = frame_rows(x, axis, window, plan, first, end)
+    spectrum, transform = transformed(frames, "rfft" if sides == "onesided" else "fft",
+                                      plan.nfft)
+    return spectrum, framing + transform
 
 
 def element_grid(count: int, rows: int):
@@ -160,9 +168,9 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
     weights = layout.dense(weights)
     total = channels * segments
     for first, end in row_blocks(total, block_rows(gpu, nfft)):
-        spectrum = spectra(x, axis, window, plan, sides, first, end)
+        spectrum, dispatches = spectra(x, axis, window, plan, sides, first, end)
         z_offset, z_sr, z_sb = layout.addressing(spectrum, 1)
-        gpu.run([Dispatch("framing_values",
+        gpu.run(dispatches + [Dispatch("framing_values",
                           (bins, segments, first, first + row0, end, VALUES[value], out_sc,
                            out_sb, out_ss, z_offset, z_sr, z_sb,
                            nfft if sides == "onesided" else 0),
@@ -216,9 +224,13 @@ def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
     if average == "median":
         per_block = plan.segments * max(1, per_block // plan.segments)
     for first, end in row_blocks(channels * plan.segments, per_block):
-        xs = spectra(x, axis, window, plan, sides, first, end)
-        ys = None if y is None else spectra(y, axis, window, plan, sides, first, end)
-        gpu.run(reduce(xs, ys, weights, p, plan.segments, bins, first, end, (out_sc, out_sb)))
+        xs, dispatches = spectra(x, axis, window, plan, sides, first, end)
+        ys = None
+        if y is not None:
+            ys, y_dispatches = spectra(y, axis, window, plan, sides, first, end)
+            dispatches += y_dispatches
+        gpu.run(dispatches + reduce(xs, ys, weights, p, plan.segments, bins, first, end,
+                                    (out_sc, out_sb)))
     return p
 
 
@@ -277,13 +289,13 @@ def istft_overlap_add(z, window, step, nfft, sides, divisor, trim):
     z_sc, z_sb, z_ss = z.element_strides
     for first, end in row_blocks(channels * segments, block_rows(gpu, max(bins, nfft))):
         rows = WgpuArray.empty(gpu, (end - first, bins), np.complex64)
-        gpu.run([Dispatch("framing_gather",
-                          (bins, segments, first, first + row0, end, z.offset, z_sc, z_sb, z_ss),
-                          (z.buffer, rows.buffer), grid)
-                 for row0, grid in element_grid(bins, end - first)])
-        frames = layout.dense(transform(rows, "irfft" if onesided else "ifft", nfft))
-        gpu.run(_overlap_add_dispatches(frames, window, divisor, x, segments, step, trim,
-                                        first, end, nperseg, not onesided))
+        gather = [Dispatch("framing_gather",
+                           (bins, segments, first, first + row0, end, z.offset, z_sc, z_sb, z_ss),
+                           (z.buffer, rows.buffer), grid)
+                  for row0, grid in element_grid(bins, end - first)]
+        frames, inverse = transformed(rows, "irfft" if onesided else "ifft", nfft)
+        gpu.run(gather + inverse + _overlap_add_dispatches(
+            frames, window, divisor, x, segments, step, trim, first, end, nperseg, not onesided))
     return x
 
 
