@@ -87,8 +87,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = u32((p.segments - 1) / 2);
     if (p.step < FINAL) {
         let enough = tally.xy >= vec2<u32>(k + 1u);
-        bounds = vec4<u32>(select(mid.x + 1u, bounds.x, enough.x), select(bounds.y, mid.x, enough.x),
-                           select(mid.y + 1u, bounds.z, enough.y), select(bounds.w, mid.y, enough.y));
+        bounds = vec4<u32>(select(mid.x + 1u, bounds.x, enough.x),
+                           select(bounds.y, mid.x, enough.x),
+                           select(mid.y + 1u, bounds.z, enough.y),
+                           select(bounds.w, mid.y, enough.y));
         state[slot] = bounds;
         state[slot + 1] = tally;
         return;

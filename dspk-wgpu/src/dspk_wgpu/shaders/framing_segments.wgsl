@@ -2,7 +2,8 @@
 // of a dense (rows, nfft) work array ready for a batched FFT.
 //
 // Row r = row0 + workgroup holds segment s = r % segments of channel
-// c = r / segments, stored at row r - first of `frames`: extended samples e = s * step .. s * step + nperseg - 1.
+// c = r / segments, stored at row r - first of `frames`: extended samples
+// e = s * step .. s * step + nperseg - 1.
 // Extended sample e is x[e - left] inside the signal; `left` samples before
 // it and `right` after it follow `boundary` (0 zeros, 1 even, 2 odd,
 // 3 constant); anything further is zero. Detrend 1 removes the segment's
