@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import cupy as cp
 import numpy as np
 from dspk.plugin import Problem, Variant, source_hash
-from scipy import signal
 
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import THREADS, blocks_for, i32, i64
@@ -39,8 +38,8 @@ SOS, DF2T = 0, 1
 #: Extension modes of the padded signal, as ``Extension`` in common.cuh.
 EXTENSIONS = {None: 0, "odd": 1, "even": 2, "constant": 3}
 
-#: Fewest samples per block: shorter blocks cost more scan than they save.
-MIN_BLOCK_LEN = 32
+#: Fewest samples per block: shorter blocks cost more scan (and its rounding) than they save.
+MIN_BLOCK_LEN = 256
 
 #: Shared memory the carry scan may use (the default limit of one block).
 SCAN_SHARED_BYTES = 48 * 1024
@@ -136,35 +135,60 @@ class Filter:
         return next(c for c in sources.IIR_CAPACITIES if c >= self.size)
 
 
-@functools.lru_cache(maxsize=64)
-def _transition_cached(kind: int, host: bytes, shape: tuple, length: int) -> np.ndarray:
-    coefficients = np.frombuffer(host).reshape(shape).copy()
+#: Host precision of transition matrices: x86's 80-bit long double where NumPy has it.
+WIDE = np.longdouble
+
+
+def _one_step(kind: int, coefficients: np.ndarray) -> np.ndarray:
+    """The zero-input one-sample transition of the filter's state, in :data:`WIDE`."""
+    c = coefficients.astype(WIDE)
     if kind == SOS:
-        size = 2 * shape[0]
-        start = np.eye(size).reshape(size, shape[0], 2).transpose(1, 0, 2)  # (S, D, 2)
-        _, final = signal.sosfilt(coefficients, np.zeros((size, length)), axis=-1, zi=start)
-        return final.transpose(1, 0, 2).reshape(size, size).T
-    size = shape[1] - 1
-    _, final = signal.lfilter(coefficients[0], coefficients[1], np.zeros((size, length)),
-                              axis=-1, zi=np.eye(size))
-    return final.T
+        size = 2 * len(c)
+        z = np.eye(size, dtype=WIDE).reshape(len(c), 2, size)  # z[s, k, column]
+        v = np.zeros(size, WIDE)
+        for s, (b0, b1, b2, _, a1, a2) in enumerate(c):
+            out = b0 * v + z[s, 0]
+            z[s, 0] = b1 * v - a1 * out + z[s, 1]
+            z[s, 1] = b2 * v - a2 * out
+            v = out
+        return z.reshape(size, size)
+    a = c[1]
+    size = len(a) - 1
+    step = np.zeros((size, size), WIDE)
+    step[:, 0] = -a[1:]                       # the output (= z[0]) fed back
+    step[np.arange(size - 1), np.arange(1, size)] = 1
+    return step
 
 
-def transition(filt: Filter, length: int) -> np.ndarray:
-    """``T`` with ``s_after = T s_before`` over ``length`` zero input samples, float64.
-
-    Components are ordered as the kernels' state: ``2 s + k`` for section
-    ``s`` of a cascade (scipy's ``zi[s, :, k]``), ``k`` for a direct form.
-    """
-    return _transition_cached(filt.kind, filt.host.tobytes(), filt.host.shape, length)
-
-
-def _powers(matrix: np.ndarray, steps: int, dtype) -> object:
-    """``matrix ** (2 ** k)`` for ``k < steps`` (at least one entry), on the device."""
-    powers = [matrix]
+@functools.lru_cache(maxsize=64)
+def _powers_cached(kind: int, host: bytes, shape: tuple, length: int, steps: int) -> np.ndarray:
+    coefficients = np.frombuffer(host).reshape(shape)
+    one = _one_step(kind, coefficients)
+    block = np.eye(len(one), dtype=WIDE)
+    square = one
+    while length:                              # block = one ** length, by squaring
+        if length & 1:
+            block = square @ block
+        square = square @ square
+        length >>= 1
+    powers = [block]
     for _ in range(steps - 1):
         powers.append(powers[-1] @ powers[-1])
-    return cp.asarray(np.asarray(powers, dtype=dtype))
+    return np.asarray(powers)
+
+
+def transition_powers(filt: Filter, length: int, steps: int) -> np.ndarray:
+    """``T ** (2 ** k)`` for ``k < max(steps, 1)``, ``T`` the state's map over ``length`` zero samples.
+
+    Computed in :data:`WIDE` precision from the one-sample transition by
+    repeated squaring, so that the scan starts from matrices rounded once:
+    filters with poles near ``z = 1`` have transitions whose entries cancel
+    heavily. Components are ordered as the kernels' state: ``2 s + k`` for
+    section ``s`` of a cascade (scipy's ``zi[s, :, k]``), ``k`` for a direct
+    form.
+    """
+    return _powers_cached(filt.kind, filt.host.tobytes(), filt.host.shape, length,
+                          max(steps, 1))
 
 
 def _geometry(length: int, size: int, itemsize: int) -> tuple[int, int]:
@@ -197,7 +221,7 @@ def time_parallel_pass(filt: Filter, source: Source, sink: Sink, channels: int, 
     if blocks > 1:
         run(grid, (THREADS,), common + (i32(0), dummy, i32(0), i32(channel_fastest)))
     steps = (blocks - 1).bit_length()
-    powers = _powers(transition(filt, block_len), steps, dtype) if steps else dummy
+    powers = cp.asarray(transition_powers(filt, block_len, steps).astype(dtype)) if steps else dummy
     edge_source = edge_source or source
     scan_threads = 1 << steps
     scan = sources.kernel("iir", dtype, f"iir_carry_scan<{{t}}, {filt.capacity}>")

@@ -3,6 +3,7 @@
 // group's values held in its own array of CAPACITY (Wirth's selection:
 // partition around a[k] until k is in place, O(count) on average); for an
 // even count the upper middle value is the smallest above position k.
+// A NaN among the values makes the median NaN, as numpy.median does.
 // Threads run along time, so for time-contiguous signals every member
 // channel is read with coalesced loads.
 
@@ -36,10 +37,19 @@ __global__ void median_reference(const T* x, index_t x_channel_stride, index_t x
     const index_t t = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= samples || count < 1 || count > CAPACITY) return;
     T values[CAPACITY];
-    for (int m = 0; m < count; ++m) values[m] = x[members[m] * x_channel_stride + t * x_time_stride];
+    T missing = T(0);
+    bool has_nan = false;
+    for (int m = 0; m < count; ++m) {
+        const T v = x[members[m] * x_channel_stride + t * x_time_stride];
+        if (v != v) {
+            has_nan = true;
+            missing = v;
+        }
+        values[m] = v;
+    }
     const int k = (count - 1) / 2;
-    T median = select_kth(values, count, k);
-    if (count % 2 == 0) {
+    T median = has_nan ? missing : select_kth(values, count, k);
+    if (!has_nan && count % 2 == 0) {
         T upper = values[k + 1];
         for (int m = k + 2; m < count; ++m) upper = values[m] < upper ? values[m] : upper;
         median = (median + upper) / T(2);
