@@ -170,12 +170,13 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
     for first, end in row_blocks(total, block_rows(gpu, nfft)):
         spectrum, dispatches = spectra(x, axis, window, plan, sides, first, end)
         z_offset, z_sr, z_sb = layout.addressing(spectrum, 1)
-        gpu.run(dispatches + [Dispatch("framing_values",
-                          (bins, segments, first, first + row0, end, VALUES[value], out_sc,
-                           out_sb, out_ss, z_offset, z_sr, z_sb,
-                           nfft if sides == "onesided" else 0),
-                          (spectrum.buffer, weights.buffer, z.buffer), grid)
-                 for row0, grid in element_grid(bins, end - first)])
+        finish = [Dispatch("framing_values",
+                           (bins, segments, first, first + row0, end, VALUES[value], out_sc,
+                            out_sb, out_ss, z_offset, z_sr, z_sb,
+                            nfft if sides == "onesided" else 0),
+                           (spectrum.buffer, weights.buffer, z.buffer), grid)
+                  for row0, grid in element_grid(bins, end - first)]
+        gpu.run(dispatches + finish)
     if value == "phase":
         _unwrap(z, total, segments, bins, (out_sc, out_sb, out_ss))
     return z
