@@ -38,6 +38,11 @@ const CONSTANT: i32 = 3;
 const CROP: i32 = 4;
 
 @group(0) @binding(0) var<uniform> p: Params;
+// The parameters as the shader reads them: `p` plus the (always zero) z
+// invocation index. lavapipe (Mesa 22) folds uniforms that steer branches and
+// loops into the code and compiles the shader again at every dispatch, about
+// 15 ms each (measured); values it cannot know at compile time avoid that.
+var<private> q: Params;
 @group(0) @binding(1) var<storage, read> coefficients: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
@@ -47,26 +52,26 @@ const CROP: i32 = 4;
 @group(0) @binding(5) var<storage, read> zi: array<f32>;
 
 fn state_index(slot: i32, section: i32, channel: i32) -> i32 {
-    return ((slot * p.sections + section) * p.channels + channel) * p.order;
+    return ((slot * q.sections + section) * q.channels + channel) * q.order;
 }
 
 // Sample t of the pass's input for channel c.
 fn source(c: i32, t: i32) -> f32 {
-    let base = p.x_offset + c * p.x_sc;
-    if (p.edges == 0 || p.edges == CROP) {
-        return x[base + t * p.x_st];
+    let base = q.x_offset + c * q.x_sc;
+    if (q.edges == 0 || q.edges == CROP) {
+        return x[base + t * q.x_st];
     }
-    let m = p.n - 2 * p.edge_len;
-    let j = t - p.edge_len;
+    let m = q.n - 2 * q.edge_len;
+    let j = t - q.edge_len;
     if (j >= 0 && j < m) {
-        return x[base + j * p.x_st];
+        return x[base + j * q.x_st];
     }
-    let end = x[base + select(m - 1, 0, j < 0) * p.x_st];
-    if (p.edges == CONSTANT) {
+    let end = x[base + select(m - 1, 0, j < 0) * q.x_st];
+    if (q.edges == CONSTANT) {
         return end;
     }
-    let mirrored = x[base + select(2 * (m - 1) - j, -j, j < 0) * p.x_st];
-    if (p.edges == ODD) {
+    let mirrored = x[base + select(2 * (m - 1) - j, -j, j < 0) * q.x_st];
+    if (q.edges == ODD) {
         return 2.0 * end - mirrored;
     }
     return mirrored;
@@ -74,61 +79,70 @@ fn source(c: i32, t: i32) -> f32 {
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let z0 = i32(id.z);
+    q = Params(p.n + z0, p.channels + z0, p.sections + z0, p.order + z0,
+               p.block_len + z0, p.block0 + z0, p.pass_kind + z0, p.initial + z0,
+               p.edges + z0, p.edge_len + z0, p.x_offset + z0, p.x_sc + z0,
+               p.x_st + z0, p.y_offset + z0, p.y_sc + z0, p.y_st + z0);
     let c = i32(id.x);
-    if (c >= p.channels) {
+    if (c >= q.channels) {
         return;
     }
-    let block = p.block0 + i32(id.y);
-    let start = block * p.block_len;
-    if (start >= p.n) {
+    let block = q.block0 + i32(id.y);
+    let start = block * q.block_len;
+    if (start >= q.n) {
         return;
     }
-    let stop = min(start + p.block_len, p.n);
-    let m = p.order;
+    let stop = min(start + q.block_len, q.n);
+    let m = q.order;
     var z: array<f32, MAX_STATE>;
     var scale = 0.0;
-    if (block == 0 && p.initial == STEADY_STATE) {
+    if (block == 0 && q.initial == STEADY_STATE) {
         scale = source(c, 0);
     }
-    for (var s = 0; s < p.sections; s++) {
+    for (var s = 0; s < q.sections; s++) {
         let k = state_index(block, s, c);
         let k0 = state_index(0, s, c);
         for (var d = 0; d < m; d++) {
             var v = 0.0;
             if (block == 0) {
-                if (p.initial == STATE_PER_CHANNEL) {
+                if (q.initial == STATE_PER_CHANNEL) {
                     v = zi[k0 + d];
-                } else if (p.initial == STEADY_STATE) {
+                } else if (q.initial == STEADY_STATE) {
                     v = zi[s * m + d] * scale;
                 }
-            } else if (p.pass_kind != CARRY) {
+            } else if (q.pass_kind != CARRY) {
                 v = state[k + d];
             }
             z[s * m + d] = v;
         }
     }
     let row = 2 * (m + 1);
-    let write_y = p.pass_kind != CARRY;
+    let write_y = q.pass_kind != CARRY;
     for (var t = start; t < stop; t++) {
         var v = source(c, t);
-        for (var s = 0; s < p.sections; s++) {
+        for (var s = 0; s < q.sections; s++) {
             let b = s * row;
             let a = b + m + 1;
             let zs = s * m;
             let out = coefficients[b] * v + z[zs];
-            for (var d = 0; d < m - 1; d++) {
-                z[zs + d] = coefficients[b + d + 1] * v - coefficients[a + d + 1] * out
-                            + z[zs + d + 1];
+            if (m == 2) {   // second-order sections without the inner loop
+                z[zs] = coefficients[b + 1] * v - coefficients[a + 1] * out + z[zs + 1];
+            } else {
+                for (var d = 0; d < m - 1; d++) {
+                    z[zs + d] = coefficients[b + d + 1] * v - coefficients[a + d + 1] * out
+                                + z[zs + d + 1];
+                }
             }
             z[zs + m - 1] = coefficients[b + m] * v - coefficients[a + m] * out;
             v = out;
         }
-        if (write_y && (p.edges != CROP || (t >= p.edge_len && t < p.n - p.edge_len))) {
-            y[p.y_offset + c * p.y_sc + t * p.y_st] = v;
+        if (write_y && (q.edges != CROP || (t >= q.edge_len && t < q.n - q.edge_len))) {
+            y[q.y_offset + c * q.y_sc + t * q.y_st] = v;
         }
     }
-    if (p.pass_kind != FIX_UP || stop == p.n) {
-        for (var s = 0; s < p.sections; s++) {
+    if (q.pass_kind != FIX_UP || stop == q.n) {
+        for (var s = 0; s < q.sections; s++) {
             let k = state_index(block + 1, s, c);
             for (var d = 0; d < m; d++) {
                 state[k + d] = z[s * m + d];
