@@ -165,3 +165,46 @@ def test_autotune_fills_the_cache_and_counts_its_sizes(cache, cpu):
     for path in entries:
         entry = json.loads(path.read_text())
         assert all(t["seconds"] is not None for t in entry["timings"].values())
+
+
+class _ScriptedBackend:
+    """Times each variant by a script of seconds, counting the runs it was asked for."""
+
+    name = "scripted"
+
+    def __init__(self, script):
+        self.script = {name: list(times) for name, times in script.items()}
+        self.runs = {name: 0 for name in script}
+
+    def prepare(self, variant, problem):
+        pass
+
+    def time(self, call, repeat):
+        name = call()
+        self.runs[name] += repeat
+        return [self.script[name].pop(0) for _ in range(repeat)]
+
+
+def _variants(names):
+    from dspk.plugin import Variant
+    return [Variant(name, lambda name=name: name, "s") for name in names]
+
+
+def test_clear_losers_are_timed_once_and_contenders_until_settled():
+    backend = _ScriptedBackend({"fast": [1.0] * 9, "close": [1.1, 1.4, 1.5] + [1.0] * 6,
+                                "slow": [3.0] * 9})
+    timings = tuner._measure(backend, PROBLEM, _variants(["fast", "close", "slow"]), (), 60)
+    assert backend.runs == {"fast": 3, "close": 3, "slow": 1}
+    assert timings["fast"]["seconds"] == 1.0 and timings["slow"]["seconds"] == 3.0
+
+
+def test_a_grid_size_after_a_clear_winner_times_only_the_two_best(cache):
+    store = TuningStore("scripted", {"device": "scripted"})
+    smaller = replace(PROBLEM, samples=PROBLEM.samples // 2)
+    store.save(smaller, {"a": {"source": "s", "seconds": 1.0}, "b": {"source": "s", "seconds": 2.0},
+                         "c": {"source": "s", "seconds": 5.0}}, "a", "0")
+    variants = _variants(["c", "b", "a"])
+    assert [v.name for v in tuner._pruned(store, PROBLEM, variants)] == ["c"]
+    store.save(smaller, {"a": {"source": "s", "seconds": 1.0}, "b": {"source": "s", "seconds": 1.1},
+                         "c": {"source": "s", "seconds": 5.0}}, "a", "0")
+    assert tuner._pruned(store, PROBLEM, variants) == []

@@ -14,6 +14,13 @@ A problem met for the first time is tuned within ``DSPK_TUNING_BUDGET``
 seconds (default 2). Variants are timed in the order of the nearest tuned
 size's ranking, and the nearest size's winner stays unless another variant is
 faster by more than :data:`MARGIN`, so choices don't flip between sizes.
+
+Timing is selective. Every variant runs once; those slower than the best by
+more than :data:`CLEAR_LOSS` keep that one timing and are not repeated; the
+others repeat (up to :data:`REPEATS` runs) only until the ranking is settled,
+when the leader's slowest run beats every other's fastest. When the nearest
+smaller tuned size had a clear winner, :func:`tune_grid` times only that
+size's two best variants; the rest are recorded as pruned.
 """
 
 from __future__ import annotations
@@ -39,6 +46,10 @@ from dspk.tuning.store import TuningStore, cache_root
 MODES = ("on", "readonly", "off")
 #: A challenger must be this much faster to displace the incumbent.
 MARGIN = 0.03
+#: A variant this many times slower than the best after one run is not repeated.
+CLEAR_LOSS = 1.3
+#: Most timed runs of a contender.
+REPEATS = 5
 _AUTOTUNE_BUDGET = 30.0
 
 _chosen: dict[tuple[str, str, Problem], str] = {}
@@ -134,10 +145,11 @@ def _stale(entry: dict | None, variants: list[Variant], untimed: bool) -> list[V
     return [v for v in variants
             if v.name not in timings or timings[v.name]["source"] != v.source
             or (untimed and timings[v.name]["seconds"] is None
-                and "error" not in timings[v.name])]
+                and "error" not in timings[v.name] and "pruned" not in timings[v.name])]
 
 
-def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False) -> str:
+def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
+                  prune=False) -> str:
     store = store_for(backend)
     entry = store.load(problem)
     if not _stale(entry, variants, untimed):
@@ -160,7 +172,11 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False)
             ranked, nearest_winner = _nearest_ranking(store, problem)
             incumbent = incumbent or nearest_winner
             stale.sort(key=lambda v: ranked.index(v.name) if v.name in ranked else len(ranked))
-            timings.update(_measure(backend, problem, stale, args, budget))
+            pruned = _pruned(store, problem, stale) if prune else []
+            timings.update({v.name: {"source": v.source, "seconds": None, "pruned": True}
+                            for v in pruned})
+            timed = [v for v in stale if v not in pruned]
+            timings.update(_measure(backend, problem, timed, args, budget))
         winner = _winner(timings, variants, incumbent)
         store.save(problem, timings, winner, version("dspk-core"))
         return winner
@@ -194,8 +210,24 @@ def _nearest_ranking(store: TuningStore, problem: Problem) -> tuple[list[str], s
     return sorted(timed, key=lambda n: timings[n]["seconds"]), nearest[2].get("winner")
 
 
+def _pruned(store, problem: Problem, variants: list[Variant]) -> list[Variant]:
+    """Variants not worth timing: all but the two best of the nearest smaller size,
+    when its winner was faster than every other variant by :data:`CLEAR_LOSS`."""
+    smaller = [(c, n, entry) for c, n, entry in store.neighbours(problem)
+               if c <= problem.channels and n <= problem.samples]
+    if not smaller:
+        return []
+    _, _, entry = max(smaller, key=lambda item: item[0] * item[1])
+    seconds = {name: t["seconds"] for name, t in entry["timings"].items()
+               if t["seconds"] is not None}
+    ranked = sorted(seconds, key=seconds.get)
+    if len(ranked) < 2 or seconds[ranked[1]] < CLEAR_LOSS * seconds[ranked[0]]:
+        return []
+    return [v for v in variants if v.name not in ranked[:2]]
+
+
 def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
-    """Median seconds of each variant, within ``budget`` seconds in all.
+    """Median seconds of each variant, selectively, within ``budget`` seconds in all.
 
     A variant left untimed when the budget runs out is recorded with
     ``seconds: None`` and timed again only by :func:`tune_grid`.
@@ -204,24 +236,32 @@ def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
         example = OPERATIONS[problem.op].example_args(problem, np.random.default_rng(0))
         args = tuple(backend.asarray(a) if isinstance(a, np.ndarray) else a for a in example)
     deadline = time.perf_counter() + budget
-    results = {}
+    results, runs = {}, {}
     for index, variant in enumerate(variants):
         results[variant.name] = {"source": variant.source, "seconds": None}
         if index and time.perf_counter() > deadline:
             continue
         try:
             backend.prepare(variant, problem)
-            first = backend.time(lambda: variant.run(*args), repeat=1)[0]
-            left = deadline - time.perf_counter()
-            repeat = int(min(5, max(0, left / max(first, 1e-9) / len(variants))))
-            seconds = backend.time(lambda: variant.run(*args), repeat=repeat) if repeat else [first]
+            runs[variant.name] = backend.time(lambda: variant.run(*args), repeat=1)
         except Exception as exc:
             warnings.warn(f"dspk: variant {variant.name!r} of {problem.op} on "
                           f"{backend.name!r} failed while tuning and is passed over: "
                           f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
             results[variant.name]["error"] = f"{type(exc).__name__}: {exc}"
-            continue
-        results[variant.name]["seconds"] = statistics.median(seconds)
+    by_name = {v.name: v for v in variants}
+    while runs and time.perf_counter() < deadline:
+        best = min(min(seconds) for seconds in runs.values())
+        contenders = [name for name, seconds in runs.items()
+                      if min(seconds) <= CLEAR_LOSS * best and len(seconds) < REPEATS]
+        leader = min(runs, key=lambda name: statistics.median(runs[name]))
+        settled = all(max(runs[leader]) < min(runs[name]) for name in runs if name != leader)
+        if not contenders or (settled and len(runs[leader]) > 1):
+            break
+        for name in contenders:
+            runs[name] += backend.time(lambda v=by_name[name]: v.run(*args), repeat=2)
+    for name, seconds in runs.items():
+        results[name]["seconds"] = statistics.median(seconds)
     return results
 
 
@@ -241,8 +281,13 @@ def grid(backend: Backend, channels: list[int], samples: list[int]) -> list[Prob
 
 
 def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
-    """Tune and compile every supported problem of the grid; the number of problems."""
-    problems = grid(backend, channels, samples)
+    """Tune and compile every supported problem of the grid; the number of problems.
+
+    Smaller sizes go first, so that larger ones can prune by their ranking,
+    and every operation of one size, dtype and layout runs on the same data.
+    """
+    problems = sorted(grid(backend, channels, samples),
+                      key=lambda p: (p.channels * p.samples, p.channels, p.dtype, p.layout))
     mode = _mode()
     for problem in tqdm(problems, desc=f"dspk autotune {backend.name}", unit="size",
                         disable=None):
@@ -251,6 +296,6 @@ def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
             backend.prepare(variant, problem)
         if mode == "on" and len(variants) > 1:
             _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
-                          untimed=True)
+                          untimed=True, prune=True)
             _chosen.pop((str(cache_root()), backend.name, problem), None)
     return len(problems)
