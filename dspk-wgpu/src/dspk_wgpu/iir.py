@@ -240,7 +240,10 @@ def sequential(cascade: Cascade, run: Pass) -> Schedule:
 
 def filter_signal(plan, cascade: Cascade, x: WgpuArray, axis: int,
                   zi: WgpuArray | None) -> tuple[WgpuArray, WgpuArray | None]:
-    """One pass of ``cascade`` over ``x`` with ``plan`` (a schedule maker); ``zf`` laid out as ``zi``."""
+    """One pass of ``cascade`` over ``x`` with ``plan`` (a schedule maker).
+
+    Returns ``(y, zf)``, ``zf`` laid out as ``zi`` (None when ``zi`` is).
+    """
     samples, channels = x.shape[axis], x.shape[1 - axis]
     y = layout.output_like(x, axis, samples)
     run = Pass(channels, samples, addressed(x, axis), addressed(y, axis))
