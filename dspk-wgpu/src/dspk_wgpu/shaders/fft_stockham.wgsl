@@ -60,6 +60,14 @@ fn quarter(z: vec2<f32>) -> vec2<f32> {
     return select(vec2<f32>(z.y, -z.x), vec2<f32>(-z.y, z.x), p.inverse != 0);
 }
 
+// a / d and a % d for a >= 0, d > 0: a shift and a mask when d is a power of two.
+fn divide(a: i32, d: i32) -> vec2<i32> {
+    if ((d & (d - 1)) == 0) {
+        return vec2<i32>(a >> countTrailingZeros(u32(d)), a & (d - 1));
+    }
+    return vec2<i32>(a / d, a % d);
+}
+
 fn radix_of(remaining: i32) -> i32 {
     if (remaining % 4 == 0) { return 4; }
     if (remaining % 2 == 0) { return 2; }
@@ -88,9 +96,10 @@ fn put(side: i32, i: i32, value: vec2<f32>) {
 // `side`, twiddles, takes the r-point DFT and writes the other side.
 fn butterfly(r: i32, j: i32, span: i32, base: i32, side: i32) {
     let stride = p.n / r;
-    let k = j % span;
-    let t = k * (p.n / (span * r)) * p.tw_stride;
-    let out = base + (j / span) * span * r + k;
+    let split = divide(j, span);
+    let k = split.y;
+    let t = k * (stride / span) * p.tw_stride;
+    let out = base + split.x * span * r + k;
     let to = 1 - side;
     let a0 = fetch(side, base + j);
     let a1 = cmul(fetch(side, base + j + stride), twiddle(t));
@@ -140,9 +149,9 @@ fn butterfly(r: i32, j: i32, span: i32, base: i32, side: i32) {
 // Point q of a workgroup's block: (transform within the block, element).
 fn block_point(q: i32, transform_fastest: bool) -> vec2<i32> {
     if (transform_fastest) {
-        return vec2<i32>(q % p.per_group, q / p.per_group);
+        return divide(q, p.per_group).yx;
     }
-    return vec2<i32>(q / p.n, q % p.n);
+    return divide(q, p.n);
 }
 
 @compute @workgroup_size(256, 1, 1)
@@ -155,7 +164,8 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         let r = radix_of(p.n / p.span);
         let j = group * WORKGROUP + lane;
         if (j < p.transforms * (p.n / r)) {
-            butterfly(r, j % (p.n / r), p.span, (j / (p.n / r)) * p.n, 0);
+            let split = divide(j, p.n / r);
+            butterfly(r, split.y, p.span, split.x * p.n, 0);
         }
         return;
     }
@@ -165,10 +175,9 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         let at = block_point(q, (p.order & 1) != 0);
         let t = first + at.x;
         if (t < p.transforms) {
-            let outer = t / p.inner_count;
-            let inner = t % p.inner_count;
+            let place = divide(t, p.inner_count);
             points[at.x * p.n + at.y] =
-                src[p.in_outer * outer + p.in_inner * inner + p.in_step * at.y];
+                src[p.in_outer * place.x + p.in_inner * place.y + p.in_step * at.y];
         }
     }
     workgroupBarrier();
@@ -178,7 +187,8 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         let r = radix_of(p.n / span);
         let stride = p.n / r;
         for (var b = lane; b < count / r; b += WORKGROUP) {
-            butterfly(r, b % stride, span, (b / stride) * p.n, side);
+            let split = divide(b, stride);
+            butterfly(r, split.y, span, split.x * p.n, side);
         }
         workgroupBarrier();
         side = 1 - side;
@@ -188,13 +198,12 @@ fn main(@builtin(local_invocation_index) lane_id: u32,
         let at = block_point(q, (p.order & 2) != 0);
         let t = first + at.x;
         if (t < p.transforms) {
-            let outer = t / p.inner_count;
-            let inner = t % p.inner_count;
+            let place = divide(t, p.inner_count);
             var value = fetch(side, at.x * p.n + at.y);
             if (p.out_twiddle != 0) {
-                value = cmul(value, twiddle(inner * at.y * p.out_twiddle));
+                value = cmul(value, twiddle(place.y * at.y * p.out_twiddle));
             }
-            dst[p.out_outer * outer + p.out_inner * inner + p.out_step * at.y] = value;
+            dst[p.out_outer * place.x + p.out_inner * place.y + p.out_step * at.y] = value;
         }
     }
 }
