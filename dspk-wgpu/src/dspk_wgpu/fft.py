@@ -119,7 +119,7 @@ def grid(invocations: int) -> tuple[int, int, int]:
     Examples
     --------
     >>> grid(100), grid(256 * 70000)
-    ((1, 1, 1), (35000, 2, 1))
+    ((1, 1, 1), (65535, 2, 1))
     """
     groups = max(1, math.ceil(invocations / WORKGROUP))
     wide = min(groups, 65535)
@@ -263,7 +263,7 @@ def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
 
 
 def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
-    """Dispatches of the FFT of dense rows of 2,3,5-smooth length ``n``, and the result's buffer."""
+    """Dispatches of the FFT of dense rows of 2,3,5-smooth length ``n``, and the result buffer."""
     spare = gpu.zeros(rows * n * 8)
     if strategy == "global" or n > LOCAL_POINTS ** 2:
         dispatches, span = [], 1
@@ -411,17 +411,10 @@ def output_length(kind: str, n: int) -> int:
     return n // 2 + 1 if kind == "rfft" else n
 
 
-def new_output(x: WgpuArray, axis: int, samples: int, dtype: Any) -> WgpuArray:
-    """A new C-contiguous ``dtype`` result with ``x``'s channels and orientation."""
-    channels = x.shape[1 - axis]
-    shape = (channels, samples) if axis == 1 else (samples, channels)
-    return WgpuArray.empty(x.gpu, shape, dtype)
-
-
 def _transform(strategy, x, axis, n, kind, norm):
     rows = x.shape[1 - axis]
-    y = new_output(x, axis, output_length(kind, n),
-                   np.float32 if kind == "irfft" else np.complex64)
+    y = layout.output_like(x, axis, output_length(kind, n),
+                           np.float32 if kind == "irfft" else np.complex64)
     x.gpu.run(plan(x.gpu, strategy, kind, n, norm, rows, View.of(x, axis), View.of(y, axis)))
     return y
 

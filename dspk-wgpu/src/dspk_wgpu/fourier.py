@@ -42,7 +42,7 @@ def _multiply(mode, table, spectrum, rows, count, row_stride, n=0):
 def analytic(x, axis, n, strategy="workgroup"):
     """hilbert kernel: the analytic signal of every channel from its ``n``-point FFT."""
     gpu, rows = x.gpu, x.shape[1 - axis]
-    y = fft.new_output(x, axis, n, np.complex64)
+    y = layout.output_like(x, axis, n, np.complex64)
     spectrum = gpu.zeros(rows * n * 8)
     dispatches = fft.plan(gpu, strategy, "fft", n, "backward", rows, View.of(x, axis),
                           View.dense(spectrum, n))

@@ -10,11 +10,14 @@ def addressing(a: WgpuArray, axis: int) -> tuple[int, int, int]:
     return a.offset, a.element_strides[1 - axis], a.element_strides[axis]
 
 
-def output_like(x: WgpuArray, axis: int, samples: int) -> WgpuArray:
-    """A new C-contiguous result with ``x``'s channels and orientation and ``samples`` samples."""
+def output_like(x: WgpuArray, axis: int, samples: int, dtype=None) -> WgpuArray:
+    """A new C-contiguous result with ``x``'s channels and orientation and ``samples`` samples.
+
+    Its dtype is ``x``'s unless ``dtype`` is given.
+    """
     channels = x.shape[1 - axis]
     shape = (channels, samples) if axis == 1 else (samples, channels)
-    return WgpuArray.empty(x.gpu, shape, x.dtype)
+    return WgpuArray.empty(x.gpu, shape, x.dtype if dtype is None else dtype)
 
 
 def dense(a: WgpuArray) -> WgpuArray:
