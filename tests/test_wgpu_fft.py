@@ -169,6 +169,16 @@ def test_transform_is_the_default_variant(backend, rng):
     assert rel_l2(np.asarray(back), np.asarray(frames)) <= TOL
 
 
+@pytest.mark.parametrize("variant", _variant_names("fft"))
+def test_table_cache_is_bounded(backend, rng, monkeypatch, variant):
+    from dspk_wgpu import fft
+    monkeypatch.setattr(fft, "KEPT_TABLES", 2)
+    for n in (7, 40, 11, 7):
+        _check_fft(backend, variant, _host(rng, 2, n, complex_input=True), 1, n, "fft",
+                   "backward")
+        assert len(fft._UPLOADED) <= 2
+
+
 def test_plan_helpers():
     from dspk_wgpu import fft
     for n in (2, 3 * 2 ** 14, 2 ** 20, 5 ** 4 * 27):

@@ -199,14 +199,21 @@ def four_step_split(n: int) -> tuple[int, int]:
 
 # -- host tables, once per device and length -------------------------------------------------
 
+#: Tables kept on the device at most; the least recently used goes first.
+KEPT_TABLES = 64
+
 _UPLOADED: dict[tuple, tuple[Gpu, Any]] = {}
 
 
 def _once(gpu: Gpu, key: tuple, make) -> Any:
     """The buffer of ``make()`` uploaded to ``gpu``, made on the first call per key."""
-    entry = _UPLOADED.get((id(gpu), *key))
+    key = (id(gpu), *key)
+    entry = _UPLOADED.pop(key, None)
     if entry is None or entry[0] is not gpu:
-        entry = _UPLOADED[(id(gpu), *key)] = (gpu, gpu.upload(make()))
+        entry = (gpu, gpu.upload(make()))
+    _UPLOADED[key] = entry
+    while len(_UPLOADED) > KEPT_TABLES:
+        del _UPLOADED[next(iter(_UPLOADED))]
     return entry[1]
 
 
