@@ -2,7 +2,7 @@
 
 from dspk.plugin import Problem, Variant
 
-from dspk_cpu import numba_kernels, scipy_kernels
+from dspk_cpu import numba_kernels, scipy_kernels, spectral_overlap_save
 
 
 def _is_direct(problem: Problem) -> bool:
@@ -20,6 +20,7 @@ VARIANTS = {
     "filtfilt": [numba_kernels.FILTFILT, scipy_kernels.FILTFILT],
     "convolve": [
         Variant("numba-direct", numba_kernels.convolve_direct, numba_kernels.SOURCE, _is_direct),
+        *spectral_overlap_save.CONVOLVE,
         Variant("fft-whole", scipy_kernels.convolve_fft, scipy_kernels.SOURCE, _is_fft),
         Variant("fft-overlap-add", scipy_kernels.convolve_overlap_add, scipy_kernels.SOURCE,
                 _is_fft),

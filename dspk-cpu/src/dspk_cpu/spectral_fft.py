@@ -1,7 +1,9 @@
 """The ``fft`` kernel on scipy.fft (pocketfft).
 
-Two variants: the whole array in one call, pocketfft's own threads sharing
-out its rows, and one slice of channels per thread.
+Variants: the whole array in one call, pocketfft's own threads sharing out
+its rows; one slice of channels per thread; and, for real FFTs of even
+length, both of these through complex FFTs of half the length
+(:mod:`dspk_cpu.spectral_halfsize`), other transforms as the first two.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import numpy as np
 from dspk.plugin import Variant, source_hash
 from scipy import fft
 
-from dspk_cpu import spectral_slices
+from dspk.plugin import layout_of
+
+from dspk_cpu import spectral_halfsize, spectral_slices
 from dspk_cpu.spectral_slices import by_channel_slices
 from dspk_cpu.threads import threads
 
@@ -34,8 +38,32 @@ def transform_channel_threads(x, axis, n, kind, norm):
                              samples, dtype)
 
 
-SOURCE = source_hash(sys.modules[__name__], spectral_slices)
+def _halfsize_rfft(x, axis, n, norm, workers):
+    """:func:`spectral_halfsize.rfft`, looping along time when time is contiguous."""
+    if axis == 0 and layout_of(x, axis) == "channel-major":
+        return spectral_halfsize.rfft(x.T, 1, n, norm, workers).T
+    return spectral_halfsize.rfft(x, axis, n, norm, workers)
+
+
+def transform_halfsize(x, axis, n, kind, norm):
+    """Even-length real FFTs through half-length complex FFTs on all threads."""
+    if kind != "rfft" or n % 2:
+        return transform(x, axis, n, kind, norm)
+    return _halfsize_rfft(x, axis, n, norm, threads())
+
+
+def transform_halfsize_channel_threads(x, axis, n, kind, norm):
+    """:func:`transform_halfsize` on one slice of channels per thread."""
+    if kind != "rfft" or n % 2:
+        return transform_channel_threads(x, axis, n, kind, norm)
+    return by_channel_slices(lambda part: _halfsize_rfft(part, axis, n, norm, 1), x, axis,
+                             n // 2 + 1, np.result_type(x.dtype, np.complex64))
+
+
+SOURCE = source_hash(sys.modules[__name__], spectral_slices, spectral_halfsize)
 FFT = [
+    Variant("half-length", transform_halfsize, SOURCE),
+    Variant("half-length-channel-threads", transform_halfsize_channel_threads, SOURCE),
     Variant("whole-array", transform, SOURCE),
     Variant("channel-threads", transform_channel_threads, SOURCE),
 ]
