@@ -3,16 +3,19 @@
 The ``fft`` kernel runs in three steps, all dispatches of one command buffer:
 
 1. a gather (``fft_gather``) copies every channel of the input view, cropped
-   or zero-padded to ``n``, into a dense ``(rows, length)`` complex work array;
+   or zero-padded to ``n``, into a dense ``(rows, length)`` complex work array
+   (``fft_real`` forms it for an inverse real FFT of even length);
 2. a complex FFT of every row (below);
-3. a scatter (``fft_scatter``) writes the rows, normalised, to a new
-   C-contiguous output in the input's orientation.
+3. a scatter (``fft_scatter``, or ``fft_real`` after a real FFT of even
+   length) writes the rows, normalised, to a new C-contiguous output in the
+   input's orientation.
 
 The complex FFT of length ``n`` whose only prime factors are 2, 3 and 5 uses
 the Stockham formulation (``fft_stockham``), which needs no bit reversal:
 
 * ``n <= 1024``: one dispatch, each workgroup holding whole rows in workgroup
-  memory (two 8 KiB arrays, ping-ponged) through every radix-4/2/3/5 stage;
+  memory (16 KiB: two halves, stage input and output in turn) through every
+  radix-4/2/3/5 stage;
 * longer ``n = n1 * n2`` (both at most 1024): the four-step algorithm, two such
   dispatches: ``n1`` FFTs of length ``n2`` over the strided columns, times the
   twiddles ``w_n^(i k)``, then ``n2`` FFTs of length ``n1``, written in place of
