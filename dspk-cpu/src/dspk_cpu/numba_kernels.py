@@ -14,29 +14,34 @@ os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
 import numba  # noqa: E402
 from dspk.plugin import Variant, source_hash  # noqa: E402
 
-from dspk_cpu import forward_backward as fb  # noqa: E402
-from dspk_cpu.kernels import fir, iir  # noqa: E402
+from dspk_cpu.kernels import fir, iir, tiles  # noqa: E402
 from dspk_cpu.threads import threads  # noqa: E402
 
 
-def _use_threads() -> None:
-    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS))
+def _use_threads() -> int:
+    count = min(threads(), numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(count)
+    return count
 
 
 def sosfilt(sos, x, axis, zi):
-    """Fused-cascade sosfilt over blocks of channels, in parallel."""
-    _use_threads()
-    return iir.sosfilt(sos, x, axis, zi)
+    """Fused-cascade sosfilt over cache-line blocks of channels, in parallel."""
+    return iir.sosfilt(sos, x, axis, zi, _use_threads())
 
 
 def lfilter(b, a, x, axis, zi):
-    """Transposed direct form II over blocks of channels, in parallel."""
-    _use_threads()
-    return iir.lfilter(b, a, x, axis, zi)
+    """Transposed direct form II over cache-line blocks of channels, in parallel."""
+    return iir.lfilter(b, a, x, axis, zi, _use_threads())
 
 
-sosfiltfilt = fb.sosfiltfilt_with(sosfilt)
-filtfilt = fb.filtfilt_with(lfilter)
+def sosfiltfilt(sos, x, axis, padtype, padlen, zi):
+    """sosfiltfilt with padding and both passes fused per channel block, in parallel."""
+    return iir.sosfiltfilt(sos, x, axis, padtype, padlen, zi, _use_threads())
+
+
+def filtfilt(b, a, x, axis, padtype, padlen, zi):
+    """filtfilt with padding and both passes fused per channel block, in parallel."""
+    return iir.filtfilt(b, a, x, axis, padtype, padlen, zi, _use_threads())
 
 
 def convolve_direct(x, h, axis):
@@ -45,7 +50,7 @@ def convolve_direct(x, h, axis):
     return fir.convolve_direct(x, h, axis)
 
 
-IIR_SOURCE = source_hash(iir, fb)
+IIR_SOURCE = source_hash(iir, tiles)
 SOURCE = source_hash(fir)
 SOSFILT = Variant("numba-channel-blocks", sosfilt, IIR_SOURCE)
 LFILTER = Variant("numba-channel-blocks", lfilter, IIR_SOURCE)

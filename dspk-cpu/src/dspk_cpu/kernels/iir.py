@@ -1,316 +1,475 @@
-"""IIR filters over many channels: cascaded second-order sections and transfer functions.
+"""IIR filters over many channels: cascaded second-order sections and transfer functions,
+one pass (sosfilt, lfilter) or forward and backward fused (sosfiltfilt, filtfilt).
 
-Channels are filtered in blocks of ``block``, the innermost loops running across a
-block's channels so that they vectorise. ``block`` is compiled into each kernel as a
-constant, which lets those loops unroll (one kernel per block size). The blocks are split
-into one contiguous group per thread; a group walks through time ``CHUNK`` samples at a
-time, and within a chunk through its blocks, so the rows of ``x`` and ``y`` it touches
-stay in cache whether time or channels is the contiguous axis.
+Channels are filtered in blocks of one cache line (:func:`tiles.lanes`: 16 float32 or
+8 float64 channels), split into one contiguous run of blocks per thread. A block walks
+through time ``CHUNK`` samples (a multiple of every block width) at a time: the chunk is staged into a small scratch array
+``work[sample, lane]`` (a tile transpose when time is the contiguous axis, a row copy
+when channels are), filtered in place, and staged out. The filter's state lives in a
+stack array that LLVM keeps in registers, so one sample of a block costs one SIMD
+multiply-add per coefficient and nothing else; the sample loop is bounded by the
+recurrence's latency, the whole kernel by memory.
 
-A group's state lives in one work array, ``work[row, part, channel]``: ``part`` 0 holds
-the chunk of samples being filtered (row = sample), ``part`` 1 the filter state of the
-group's blocks. Being one array, at offsets that differ modulo a row, samples and state
-are provably disjoint to the compiler, which lets it vectorise across channels.
+A second-order-section cascade is filtered ``group`` sections (at most
+:data:`MAX_GROUP`) per sweep over the chunk, all fused; longer cascades take several
+sweeps of the L1-resident chunk, the last padded with identity sections (``b = [1, 0,
+0]``, ``a = [1, 0, 0]``: exact). A transfer function of order ``K - 1`` keeps its
+``K - 1`` delays in registers. Each distinct ``group``, order and block width compiles
+its own kernels (cached on disk).
 
-No ``prange`` body takes a view (slice) of an array: numba then declares the kernel's
-array arguments free of aliasing, which the copies between them and the work array need
-to vectorise; it is also why ``out`` may not overlap ``x``.
+The zero-phase kernels fuse everything per block: the left extension of the signal is
+generated in scratch and filtered forward (its outputs dropped); the signal is filtered
+forward into the output; the right extension is generated and filtered forward in
+scratch; the backward pass starts from the steady state times that scratch's last
+output, runs back through the scratch, then back through the output in place. The extra
+memory is a scratch of ``padlen`` samples per thread: no padded copy of the signal.
+
+Outputs are stored with non-temporal hints (:func:`tiles.transpose_tile_stream`) when
+their rows are aligned to cache lines: they are not read again by the kernel, and
+skipping the read-for-ownership saves a third of the memory traffic.
 """
 
 import functools
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import carray, njit, prange
 
-CHUNK = 256
-"""Samples of a block staged in a work array at a time."""
+# fir.py stages through the older helpers of channel_blocks, imported from here.
+from dspk_cpu.kernels.channel_blocks import (  # noqa: F401
+    CHUNK,
+    _prepare,
+    _stage_in,
+    _stage_out,
+    _time_major,
+)
+from dspk_cpu.kernels.tiles import (
+    LINE,
+    lanes,
+    stack_array,
+    store_fence,
+    transpose_tile,
+    transpose_tile_stream,
+)
+
+MAX_GROUP = 4
+"""Second-order sections fused in one sweep over a chunk."""
+
+PADTYPES = {None: 0, "odd": 1, "even": 2, "constant": 3}
+"""How the zero-phase kernels encode ``padtype``."""
 
 
-def _prepare(x, axis, out, n_out, block):
-    """Check the arguments common to all kernels; return channels-first views of x and out.
+@njit(inline="always")
+def _load(x, c0, t0, m, work, time_major):
+    """``work[t, j] = x[c0 + j, t0 + t]`` for ``t < m``; lanes past the last channel are 0."""
+    width = work.shape[1]
+    nb = min(width, x.shape[0] - c0)
+    full = 0
+    if nb == width and time_major:
+        full = m - m % width
+        for tt in range(0, full, width):
+            transpose_tile(x, c0, t0 + tt, work, tt, 0)
+    for t in range(full, m):
+        for j in range(nb):
+            work[t, j] = x[c0 + j, t0 + t]
+        for j in range(nb, width):
+            work[t, j] = 0
+
+
+@njit(inline="always")
+def _store(work, y, c0, t0, m, time_major, stream):
+    """``y[c0 + j, t0 + t] = work[t, j]`` for ``t < m`` and the block's channels.
+
+    With ``stream``, whole tiles are stored non-temporally: ``y``'s rows must then be
+    64-byte aligned at ``t0`` (a multiple of the block width).
+    """
+    width = work.shape[1]
+    nb = min(width, y.shape[0] - c0)
+    full = 0
+    if nb == width and time_major:
+        full = m - m % width
+        if stream:
+            for tt in range(0, full, width):
+                transpose_tile_stream(work, tt, 0, y, c0, t0 + tt)
+        else:
+            for tt in range(0, full, width):
+                transpose_tile(work, tt, 0, y, c0, t0 + tt)
+    for t in range(full, m):
+        for j in range(nb):
+            y[c0 + j, t0 + t] = work[t, j]
+
+
+@njit(inline="always")
+def _extension(x, c0, i, j, left, padlen, padtype):
+    """Sample ``i`` of the left or right extension of channel ``c0 + j`` (scipy's rules)."""
+    n = x.shape[1]
+    end = 0 if left else n - 1
+    if padtype == 3:
+        return x[c0 + j, end]
+    inner = x[c0 + j, padlen - i] if left else x[c0 + j, n - 2 - i]
+    if padtype == 1:
+        return 2 * x[c0 + j, end] - inner
+    return inner
+
+
+@njit(inline="always")
+def _fill_extension(x, c0, padlen, padtype, left, edge):
+    """``edge[i, j]``: sample ``i`` of the block's left or right extension (0 past the
+    last channel)."""
+    width = edge.shape[1]
+    nb = min(width, x.shape[0] - c0)
+    for i in range(padlen):
+        for j in range(nb):
+            edge[i, j] = _extension(x, c0, i, j, left, padlen, padtype)
+        for j in range(nb, width):
+            edge[i, j] = 0
+
+
+def _blocks(n_channels, width, threads):
+    """Number of channel blocks and of thread groups (Python and numba)."""
+    n_blocks = (n_channels + width - 1) // width
+    return n_blocks, min(n_blocks, threads)
+
+
+_blocks_jit = njit(inline="always")(_blocks)
+
+
+@functools.cache
+def _kernels(kind, size, width):
+    """Compile the one-pass and zero-phase kernels of one recurrence.
 
     Parameters
     ----------
-    x : ndarray
-        2-D float32 or float64 input.
-    axis : {0, 1}
-        The time axis of ``x``.
-    out : ndarray or None
-        Array to write into: ``x``'s dtype and shape, except ``n_out`` samples along
-        ``axis``, and not overlapping ``x``. If None, one is allocated in ``x``'s memory
-        layout (C if ``x`` is neither C- nor F-contiguous).
-    n_out : int
-        Number of output samples.
-    block : int
-        Channels per block, at least 1.
+    kind : {"sos", "tf"}
+        Cascaded second-order sections (``size`` sections per sweep) or one transfer
+        function (of order ``size``).
+    size : int
+        Sections fused per sweep, or the order.
+    width : int
+        Channels per block (16 for float32, 8 for float64).
 
     Returns
     -------
-    xc, yc : ndarray
-        Views of ``x`` and ``out`` shaped (channels, samples).
-    out : ndarray
-        The output array.
+    one_pass, zero_phase : numba dispatchers
+        ``one_pass(coef, x, y, state, threads, stream)`` filters every channel of the
+        (channels, samples) array ``x`` into ``y``, starting from and leaving the state
+        ``state[block, row, lane]``. ``zero_phase(coef, zi, x, y, padtype, padlen,
+        threads, stream)`` writes the zero-phase result, ``zi[row]`` being the steady
+        state per unit input.
+
+        ``coef`` is ``(sweeps * size, 6)`` sections for "sos", each sweep's state taking
+        rows ``2 * size * sweep`` onwards; for "tf" it is ``(2, size + 1)``, ``b`` then
+        ``a``, with one sweep of ``size`` state rows.
     """
+    sos = kind == "sos"
+    rows = 2 * size if sos else size
+    n_state = rows * width
+    n_coef = 6 * size if sos else 2 * (size + 1)
+    coef_shape = (size, 6) if sos else (2, size + 1)
+
+    @njit(inline="always")
+    def sweep(coef, s, state, b, work, m, reverse):
+        """Filter ``work[:m]`` (backwards when ``reverse``) through sweep ``s``,
+        from and back to block ``b``'s state rows of that sweep."""
+        c = carray(stack_array(n_coef, work.dtype), coef_shape)
+        z = carray(stack_array(n_state, work.dtype), (rows, width))
+        v = carray(stack_array(width, work.dtype), (width,))
+        for r in range(coef_shape[0]):
+            for k in range(coef_shape[1]):
+                c[r, k] = coef[s * size + r, k] if sos else coef[r, k]
+        for r in range(rows):
+            for j in range(width):
+                z[r, j] = state[b, s * rows + r, j]
+        for i in range(m):
+            t = m - 1 - i if reverse else i
+            for j in range(width):
+                v[j] = work[t, j]
+            if sos:
+                for g in range(size):
+                    for j in range(width):
+                        xv = v[j]
+                        w = c[g, 0] * xv + z[2 * g, j]
+                        z[2 * g, j] = (c[g, 1] * xv + z[2 * g + 1, j]) - c[g, 4] * w
+                        z[2 * g + 1, j] = c[g, 2] * xv - c[g, 5] * w
+                        v[j] = w
+            else:
+                for j in range(width):
+                    xv = v[j]
+                    w = c[0, 0] * xv + z[0, j]
+                    for k in range(size - 1):
+                        z[k, j] = (c[0, k + 1] * xv + z[k + 1, j]) - c[1, k + 1] * w
+                    z[size - 1, j] = c[0, size] * xv - c[1, size] * w
+                    v[j] = w
+            for j in range(width):
+                work[t, j] = v[j]
+        for r in range(rows):
+            for j in range(width):
+                state[b, s * rows + r, j] = z[r, j]
+
+    @njit(inline="always")
+    def sweeps(coef):
+        return coef.shape[0] // size if sos else 1
+
+    @njit(cache=True, parallel=True, fastmath={"contract"})
+    def one_pass(coef, x, y, state, threads, stream):
+        n_channels, n_samples = x.shape
+        time_major = _time_major(x)
+        n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
+        for g in prange(n_groups):
+            work = np.empty((CHUNK, width), x.dtype)
+            for b in range(g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups):
+                for t0 in range(0, n_samples, CHUNK):
+                    m = min(CHUNK, n_samples - t0)
+                    _load(x, b * width, t0, m, work, time_major)
+                    for s in range(sweeps(coef)):
+                        sweep(coef, s, state, b, work, m, False)
+                    _store(work, y, b * width, t0, m, time_major, stream)
+            if stream:
+                store_fence()
+
+    @njit(cache=True, parallel=True, fastmath={"contract"})
+    def zero_phase(coef, zi, x, y, padtype, padlen, threads, stream):
+        n_channels, n_samples = x.shape
+        time_major = _time_major(x)
+        n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
+        n_sweeps = sweeps(coef)
+        for g in prange(n_groups):
+            work = np.empty((CHUNK, width), x.dtype)
+            edge = np.empty((max(padlen, 1), width), x.dtype)
+            state = np.empty((1, zi.shape[0], width), x.dtype)
+            for b in range(g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups):
+                c0 = b * width
+                nb = min(width, n_channels - c0)
+                # Forward: left extension (outputs dropped), the signal, right extension.
+                _fill_extension(x, c0, padlen, padtype, True, edge)
+                for r in range(zi.shape[0]):
+                    for j in range(width):
+                        first = edge[0, j] if padlen > 0 else (x[c0 + j, 0] if j < nb else 0)
+                        state[0, r, j] = zi[r] * first
+                for s in range(n_sweeps):
+                    sweep(coef, s, state, 0, edge, padlen, False)
+                for t0 in range(0, n_samples, CHUNK):
+                    m = min(CHUNK, n_samples - t0)
+                    _load(x, c0, t0, m, work, time_major)
+                    for s in range(n_sweeps):
+                        sweep(coef, s, state, 0, work, m, False)
+                    _store(work, y, c0, t0, m, time_major, False)
+                _fill_extension(x, c0, padlen, padtype, False, edge)
+                for s in range(n_sweeps):
+                    sweep(coef, s, state, 0, edge, padlen, False)
+                # Backward, from the steady state at the last forward output.
+                for r in range(zi.shape[0]):
+                    for j in range(width):
+                        last = edge[padlen - 1, j] if padlen > 0 else (
+                            y[c0 + j, n_samples - 1] if j < nb else 0)
+                        state[0, r, j] = zi[r] * last
+                for s in range(n_sweeps):
+                    sweep(coef, s, state, 0, edge, padlen, True)
+                for t0 in range((n_samples - 1) // CHUNK * CHUNK, -1, -CHUNK):
+                    m = min(CHUNK, n_samples - t0)
+                    _load(y, c0, t0, m, work, time_major)
+                    for s in range(n_sweeps):
+                        sweep(coef, s, state, 0, work, m, True)
+                    _store(work, y, c0, t0, m, time_major, stream)
+            if stream:
+                store_fence()
+
+    return one_pass, zero_phase
+
+
+def _channels_first(x, axis):
+    """(channels, samples) view of ``x``, copied first only if neither axis has unit stride."""
     if x.ndim != 2:
         raise ValueError(f"x must be 2-D, got {x.ndim}-D")
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"x must be float32 or float64, got {x.dtype}")
     if axis not in (0, 1):
         raise ValueError(f"axis must be 0 or 1, got {axis}")
-    if block < 1:
-        raise ValueError(f"block must be at least 1, got {block}")
-    shape = (x.shape[0], n_out) if axis == 1 else (n_out, x.shape[1])
-    if out is None:
-        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
-        out = np.empty(shape, x.dtype, order=order)
-    elif out.shape != shape or out.dtype != x.dtype:
-        raise ValueError(f"out must have shape {shape} and dtype {x.dtype}")
-    elif np.may_share_memory(out, x):
-        raise ValueError("out must not overlap x")
-    if axis == 1:
-        return x, out, out
-    return x.T, out.T, out
+    if x.itemsize not in (abs(x.strides[0]), abs(x.strides[1])) or min(x.strides) < 0:
+        x = np.ascontiguousarray(x)
+    return x if axis == 1 else x.T
 
 
-def _initial_state(zi, shape, dtype):
-    """Return ``zi`` checked and cast to ``dtype``, or zeros of ``shape`` if None."""
-    if zi is None:
-        return np.zeros(shape, dtype)
-    zi = np.asarray(zi, dtype)
-    if zi.shape != shape:
-        raise ValueError(f"zi must have shape {shape}, got {zi.shape}")
-    return zi
+def _output(xc):
+    """A new array laid out like the (channels, samples) view ``xc`` (time-major if its
+    time axis has unit stride), starting on a cache line, and whether its rows may be
+    streamed to (every row of whole tiles 64-byte aligned)."""
+    channels, samples = xc.shape
+    time_major = _time_major(xc)
+    shape = (channels, samples) if time_major else (samples, channels)
+    size = channels * samples
+    raw = np.empty(size + LINE // xc.itemsize, xc.dtype)
+    start = (-raw.ctypes.data % LINE) // xc.itemsize
+    y = raw[start:start + size].reshape(shape)
+    yc = y if time_major else y.T
+    stream = time_major and (samples * xc.itemsize) % LINE == 0
+    return yc, stream
 
 
-@njit(inline="always")
-def _time_major(a):
-    """Whether consecutive samples of a (channels, samples) array are closer than channels."""
-    return abs(a.strides[1]) <= abs(a.strides[0])
+def _give_back(yc, x, axis):
+    """The output in ``x``'s orientation (time along ``axis``)."""
+    return yc if axis == 1 else yc.T
 
 
-@njit(inline="always")
-def _stage_in(x, c0, t0, m, work, row0):
-    """Copy ``x[c0:c0 + block, t0:t0 + m]`` into ``work[row0:row0 + m, 0, :]``.
-
-    Lanes past the last channel of ``x`` are set to zero.
-    """
-    block = work.shape[2]
-    nb = min(block, x.shape[0] - c0)
-    if nb < block:
-        for t in range(m):
-            for j in range(nb, block):
-                work[row0 + t, 0, j] = 0
-    if _time_major(x):  # one channel's run of samples after another
-        for j in range(nb):
-            for t in range(m):
-                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
-    elif nb == block:  # sample by sample; a constant-length copy becomes one vector move
-        for t in range(m):
-            for j in range(block):
-                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
-    else:
-        for t in range(m):
-            for j in range(nb):
-                work[row0 + t, 0, j] = x[c0 + j, t0 + t]
+def _sections(sos, dtype):
+    """``sos`` checked and padded with identity sections to whole sweeps: (coef, group)."""
+    sos = np.asarray(sos, dtype)
+    if sos.ndim != 2 or sos.shape[1] != 6 or len(sos) == 0:
+        raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
+    group = min(len(sos), MAX_GROUP)
+    padded = -(-len(sos) // group) * group
+    coef = np.zeros((padded, 6), dtype)
+    coef[:, 0] = coef[:, 3] = 1
+    coef[:len(sos)] = sos
+    return coef, group
 
 
-@njit(inline="always")
-def _stage_out(work, part, y, c0, t0, m):
-    """Copy ``work[:m, part, :]`` into ``y[c0:c0 + block, t0:t0 + m]``.
-
-    Lanes past the last channel of ``y`` are left out.
-    """
-    block = work.shape[2]
-    nb = min(block, y.shape[0] - c0)
-    if _time_major(y):
-        for j in range(nb):
-            for t in range(m):
-                y[c0 + j, t0 + t] = work[t, part, j]
-    elif nb == block:
-        for t in range(m):
-            for j in range(block):
-                y[c0 + j, t0 + t] = work[t, part, j]
-    else:
-        for t in range(m):
-            for j in range(nb):
-                y[c0 + j, t0 + t] = work[t, part, j]
+def _transfer(b, a, dtype):
+    """``(2, K)`` coefficients ``b`` over ``a``, checked."""
+    b, a = np.asarray(b, dtype), np.asarray(a, dtype)
+    if b.ndim != 1 or b.shape != a.shape or b.size < 2:
+        raise ValueError("b and a must be 1-D arrays of equal length, at least 2")
+    return np.stack([b, a])
 
 
-@functools.cache
-def _sosfilt_kernel(block):
-    """Compile the cascaded-biquad kernel for blocks of ``block`` channels."""
-
-    @njit(cache=True, parallel=True, fastmath=False)
-    def kernel(sos, x, y, zi, zf, threads):
-        n_sections = sos.shape[0]
-        n_channels, n_samples = x.shape
-        n_blocks = (n_channels + block - 1) // block
-        n_groups = min(n_blocks, threads)
-        for g in prange(n_groups):
-            first = g * n_blocks // n_groups
-            stop = (g + 1) * n_blocks // n_groups
-            # The delays of section s of the group's block i are in part 1,
-            # rows 2 * (i * n_sections + s) and the next.
-            rows = max(CHUNK, 2 * n_sections * (stop - first))
-            work = np.zeros((rows, 2, block), x.dtype)
-            for ib in range(first, stop):
-                c0 = ib * block
-                for s in range(n_sections):
-                    r = 2 * ((ib - first) * n_sections + s)
-                    for j in range(min(block, n_channels - c0)):
-                        work[r, 1, j] = zi[s, c0 + j, 0]
-                        work[r + 1, 1, j] = zi[s, c0 + j, 1]
-            for t0 in range(0, n_samples, CHUNK):
-                m = min(CHUNK, n_samples - t0)
-                for ib in range(first, stop):
-                    _stage_in(x, ib * block, t0, m, work, 0)
-                    for t in range(m):
-                        for s in range(n_sections):
-                            b0, b1, b2 = sos[s, 0], sos[s, 1], sos[s, 2]
-                            a1, a2 = sos[s, 4], sos[s, 5]
-                            r = 2 * ((ib - first) * n_sections + s)
-                            for j in range(block):
-                                v = work[t, 0, j]
-                                w = b0 * v + work[r, 1, j]
-                                work[r, 1, j] = b1 * v - a1 * w + work[r + 1, 1, j]
-                                work[r + 1, 1, j] = b2 * v - a2 * w
-                                work[t, 0, j] = w
-                    _stage_out(work, 0, y, ib * block, t0, m)
-            for ib in range(first, stop):
-                c0 = ib * block
-                for s in range(n_sections):
-                    r = 2 * ((ib - first) * n_sections + s)
-                    for j in range(min(block, n_channels - c0)):
-                        zf[s, c0 + j, 0] = work[r, 1, j]
-                        zf[s, c0 + j, 1] = work[r + 1, 1, j]
-
-    return kernel
+def _block_state(z, n_blocks, width):
+    """Per-channel states ``z[row, channel]`` as ``state[block, row, lane]`` (zero padded)."""
+    rows, channels = z.shape
+    padded = np.zeros((rows, n_blocks * width), z.dtype)
+    padded[:, :channels] = z
+    return np.ascontiguousarray(padded.reshape(rows, n_blocks, width).transpose(1, 0, 2))
 
 
-def sosfilt(sos, x, axis, zi=None, out=None, block=8):
+def _channel_state(state, channels):
+    """Inverse of :func:`_block_state`."""
+    return state.transpose(1, 0, 2).reshape(state.shape[1], -1)[:, :channels]
+
+
+def sosfilt(sos, x, axis, zi, threads):
     """Filter every channel of ``x`` with a cascade of second-order sections.
 
-    Same result as ``scipy.signal.sosfilt``: each section is a transposed direct form II
-    biquad, and every sample passes through all sections before the next one is read.
+    Same result as ``scipy.signal.sosfilt`` (transposed direct form II sections).
 
     Parameters
     ----------
     sos : ndarray, shape (n_sections, 6)
-        Section coefficients ``[b0, b1, b2, 1, a1, a2]`` (normalised, ``sos[:, 3] == 1``),
-        in ``x``'s dtype.
+        Normalised sections ``[b0, b1, b2, 1, a1, a2]``.
     x : ndarray, 2-D, float32 or float64
         Input signals, any memory layout.
     axis : {0, 1}
-        The time axis: 1 for (channels, samples), 0 for (samples, channels).
-    zi : ndarray, shape (n_sections, channels, 2), optional
-        Initial delays of each section and channel; zero if None.
-    out : ndarray, optional
-        Array of ``x``'s shape and dtype, not overlapping ``x``, to write the output into.
-    block : int, optional
-        Channels filtered together; each value compiles its own kernel.
+        The time axis.
+    zi : ndarray, shape (n_sections, channels, 2), or None
+        Initial delays; zero if None.
+    threads : int
+        Threads to split the channel blocks over.
 
     Returns
     -------
     y : ndarray
-        The filtered signals: ``out`` if given, else a new array laid out like ``x``.
+        The filtered signals, laid out like ``x`` (time-major or channel-major).
     zf : ndarray or None
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis], block)
-    sos = np.asarray(sos, x.dtype)
-    if sos.ndim != 2 or sos.shape[1] != 6:
-        raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
-    state = _initial_state(zi, (sos.shape[0], xc.shape[0], 2), x.dtype)
-    zf = np.empty_like(state)
-    _sosfilt_kernel(block)(sos, xc, yc, state, zf, numba.get_num_threads())
-    return out, (None if zi is None else zf)
+    xc = _channels_first(x, axis)
+    coef, group = _sections(sos, x.dtype)
+    n_sections, (channels, _) = len(np.asarray(sos)), xc.shape
+    width = lanes(x.dtype)
+    n_blocks, _ = _blocks(channels, width, threads)
+    z = np.zeros((len(coef), channels, 2), x.dtype)
+    if zi is not None:
+        z[:n_sections] = zi
+    state = _block_state(z.transpose(0, 2, 1).reshape(-1, channels), n_blocks, width)
+    yc, stream = _output(xc)
+    _kernels("sos", group, width)[0](coef, xc, yc, state, threads, stream)
+    if zi is None:
+        return _give_back(yc, x, axis), None
+    zf = _channel_state(state, channels).reshape(len(coef), 2, channels).transpose(0, 2, 1)
+    return _give_back(yc, x, axis), np.ascontiguousarray(zf[:n_sections])
 
 
-@functools.cache
-def _lfilter_kernel(block):
-    """Compile the transfer-function kernel for blocks of ``block`` channels."""
-
-    @njit(cache=True, parallel=True, fastmath=False)
-    def kernel(b, a, x, y, zi, zf, threads):
-        order = b.shape[0] - 1
-        n_channels, n_samples = x.shape
-        n_blocks = (n_channels + block - 1) // block
-        n_groups = min(n_blocks, threads)
-        for g in prange(n_groups):
-            first = g * n_blocks // n_groups
-            stop = (g + 1) * n_blocks // n_groups
-            # The group's block i owns part 1, rows r = i * (order + 2) onwards: row r holds
-            # the current output sample, rows r + 1 ... r + order the delays, and row
-            # r + order + 1 a delay that stays zero, so that all delays update alike.
-            work = np.zeros((max(CHUNK, (order + 2) * (stop - first)), 2, block), x.dtype)
-            for ib in range(first, stop):
-                c0 = ib * block
-                r = (ib - first) * (order + 2)
-                for k in range(order):
-                    for j in range(min(block, n_channels - c0)):
-                        work[r + 1 + k, 1, j] = zi[c0 + j, k]
-            for t0 in range(0, n_samples, CHUNK):
-                m = min(CHUNK, n_samples - t0)
-                for ib in range(first, stop):
-                    _stage_in(x, ib * block, t0, m, work, 0)
-                    r = (ib - first) * (order + 2)
-                    for t in range(m):
-                        for j in range(block):
-                            work[r, 1, j] = b[0] * work[t, 0, j] + work[r + 1, 1, j]
-                        for k in range(1, order + 1):
-                            bk, ak = b[k], a[k]
-                            for j in range(block):
-                                work[r + k, 1, j] = (
-                                    bk * work[t, 0, j] - ak * work[r, 1, j] + work[r + k + 1, 1, j]
-                                )
-                        for j in range(block):
-                            work[t, 0, j] = work[r, 1, j]
-                    _stage_out(work, 0, y, ib * block, t0, m)
-            for ib in range(first, stop):
-                c0 = ib * block
-                r = (ib - first) * (order + 2)
-                for k in range(order):
-                    for j in range(min(block, n_channels - c0)):
-                        zf[c0 + j, k] = work[r + 1 + k, 1, j]
-
-    return kernel
-
-
-def lfilter(b, a, x, axis, zi=None, out=None, block=8):
-    """Filter every channel of ``x`` with the rational transfer function ``b / a``.
+def lfilter(b, a, x, axis, zi, threads):
+    """Filter every channel of ``x`` with the transfer function ``b / a``.
 
     Same result as ``scipy.signal.lfilter`` (transposed direct form II).
 
     Parameters
     ----------
     b, a : ndarray, shape (K,)
-        Numerator and denominator coefficients, in ``x``'s dtype, of equal length
-        (pad the shorter with zeros) and with ``a[0] == 1``.
-    x : ndarray, 2-D, float32 or float64
-        Input signals, any memory layout.
-    axis : {0, 1}
-        The time axis: 1 for (channels, samples), 0 for (samples, channels).
-    zi : ndarray, shape (channels, K - 1), optional
-        Initial delays of each channel; zero if None.
-    out : ndarray, optional
-        Array of ``x``'s shape and dtype, not overlapping ``x``, to write the output into.
-    block : int, optional
-        Channels filtered together; each value compiles its own kernel.
+        Coefficients of equal length, ``a[0] == 1``.
+    x, axis, threads
+        As in :func:`sosfilt`.
+    zi : ndarray, shape (channels, K - 1), or None
+        Initial delays; zero if None.
 
     Returns
     -------
-    y : ndarray
-        The filtered signals: ``out`` if given, else a new array laid out like ``x``.
-    zf : ndarray or None
-        Final delays, shaped like ``zi``; None if ``zi`` is None.
+    y, zf
+        As in :func:`sosfilt`; ``zf`` shaped like ``zi``.
     """
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis], block)
-    b = np.asarray(b, x.dtype)
-    a = np.asarray(a, x.dtype)
-    if b.ndim != 1 or b.shape != a.shape or b.size == 0:
-        raise ValueError("b and a must be non-empty 1-D arrays of equal length")
-    state = _initial_state(zi, (xc.shape[0], b.size - 1), x.dtype)
-    zf = np.empty_like(state)
-    _lfilter_kernel(block)(b, a, xc, yc, state, zf, numba.get_num_threads())
-    return out, (None if zi is None else zf)
+    xc = _channels_first(x, axis)
+    coef = _transfer(b, a, x.dtype)
+    channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(x.dtype)
+    n_blocks, _ = _blocks(channels, width, threads)
+    z = np.zeros((order, channels), x.dtype) if zi is None else np.asarray(zi, x.dtype).T
+    state = _block_state(z, n_blocks, width)
+    yc, stream = _output(xc)
+    _kernels("tf", order, width)[0](coef, xc, yc, state, threads, stream)
+    zf = None if zi is None else np.ascontiguousarray(_channel_state(state, channels).T)
+    return _give_back(yc, x, axis), zf
+
+
+def _zero_phase(kind, size, coef, zi, x, axis, padtype, padlen, threads):
+    xc = _channels_first(x, axis)
+    yc, stream = _output(xc)
+    _kernels(kind, size, lanes(x.dtype))[1](coef, zi, xc, yc, PADTYPES[padtype], padlen,
+                                            threads, stream)
+    return _give_back(yc, x, axis)
+
+
+def sosfiltfilt(sos, x, axis, padtype, padlen, zi, threads):
+    """Zero-phase ``sosfilt``, as ``scipy.signal.sosfiltfilt``, with the padding and both
+    passes fused per channel block.
+
+    Parameters
+    ----------
+    sos, x, axis, threads
+        As in :func:`sosfilt`.
+    padtype : {"odd", "even", "constant", None}
+        How the signal is extended at both ends.
+    padlen : int
+        Samples of extension at each end, below the signal length (0 with None).
+    zi : ndarray, shape (n_sections, 2)
+        Steady-state delays per unit input (``scipy.signal.sosfilt_zi``).
+
+    Returns
+    -------
+    ndarray
+        The zero-phase result, laid out like ``x``.
+    """
+    coef, group = _sections(sos, x.dtype)
+    steady = np.zeros((len(coef), 2), x.dtype)
+    steady[:len(zi)] = zi
+    return _zero_phase("sos", group, coef, steady.reshape(-1), x, axis, padtype,
+                       padlen if padtype else 0, threads)
+
+
+def filtfilt(b, a, x, axis, padtype, padlen, zi, threads):
+    """Zero-phase ``lfilter``, as ``scipy.signal.filtfilt`` (method "pad"), fused per
+    channel block.
+
+    Parameters
+    ----------
+    b, a
+        As in :func:`lfilter`.
+    x, axis, padtype, padlen, threads
+        As in :func:`sosfiltfilt`.
+    zi : ndarray, shape (K - 1,)
+        Steady-state delays per unit input (``scipy.signal.lfilter_zi``).
+
+    Returns
+    -------
+    ndarray
+        The zero-phase result, laid out like ``x``.
+    """
+    coef = _transfer(b, a, x.dtype)
+    return _zero_phase("tf", coef.shape[1] - 1, coef, np.asarray(zi, x.dtype), x, axis,
+                       padtype, padlen if padtype else 0, threads)
