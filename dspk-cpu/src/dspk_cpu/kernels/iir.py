@@ -209,7 +209,7 @@ def _kernels(kind, size, width):
     def sweeps(coef):
         return coef.shape[0] // size if sos else 1
 
-    @njit(cache=True, parallel=True, fastmath={"contract"})
+    @njit(cache=True, parallel=True)
     def one_pass(coef, x, y, state, threads, stream):
         n_channels, n_samples = x.shape
         time_major = _time_major(x)
@@ -226,7 +226,7 @@ def _kernels(kind, size, width):
             if stream:
                 store_fence()
 
-    @njit(cache=True, parallel=True, fastmath={"contract"})
+    @njit(cache=True, parallel=True)
     def zero_phase(coef, zi, x, y, padtype, padlen, threads, stream):
         n_channels, n_samples = x.shape
         time_major = _time_major(x)
