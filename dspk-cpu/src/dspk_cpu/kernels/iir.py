@@ -3,7 +3,9 @@ one pass (sosfilt, lfilter) or forward and backward fused (sosfiltfilt, filtfilt
 
 Channels are filtered in blocks of one cache line (:func:`tiles.lanes`: 16 float32 or
 8 float64 channels), split into one contiguous run of blocks per thread. A block walks
-through time ``CHUNK`` samples (a multiple of every block width) at a time: the chunk is staged into a small scratch array
+through time ``CHUNK`` samples (a multiple of every block width) at a time (when
+channels are the contiguous axis, each chunk goes through all of a thread's blocks, so
+that whole rows are read): the chunk is staged into a small scratch array
 ``work[sample, lane]`` (a tile transpose when time is the contiguous axis, a row copy
 when channels are), filtered in place, and staged out. The filter's state lives in a
 stack array that LLVM keeps in registers, so one sample of a block costs one SIMD
@@ -17,12 +19,14 @@ sweeps of the L1-resident chunk, the last padded with identity sections (``b = [
 ``K - 1`` delays in registers. Each distinct ``group``, order and block width compiles
 its own kernels (cached on disk).
 
-The zero-phase kernels fuse everything per block: the left extension of the signal is
+The zero-phase kernels fuse everything per block (per run of blocks when channels are
+the contiguous axis, each chunk then visiting all the run's blocks): the left extension of the signal is
 generated in scratch and filtered forward (its outputs dropped); the signal is filtered
 forward into the output; the right extension is generated and filtered forward in
 scratch; the backward pass starts from the steady state times that scratch's last
 output, runs back through the scratch, then back through the output in place. The extra
-memory is a scratch of ``padlen`` samples per thread: no padded copy of the signal.
+memory is a scratch of ``padlen`` samples per block of a run: no padded copy of the
+signal.
 
 Outputs are stored with non-temporal hints (:func:`tiles.transpose_tile_stream`) when
 their rows are aligned to cache lines: they are not read again by the kernel, and
@@ -112,16 +116,16 @@ def _extension(x, c0, i, j, left, padlen, padtype):
 
 
 @njit(inline="always")
-def _fill_extension(x, c0, padlen, padtype, left, edge):
-    """``edge[i, j]``: sample ``i`` of the block's left or right extension (0 past the
-    last channel)."""
+def _fill_extension(x, c0, padlen, padtype, left, edge, row0):
+    """``edge[row0 + i, j]``: sample ``i`` of the block's left or right extension (0 past
+    the last channel)."""
     width = edge.shape[1]
     nb = min(width, x.shape[0] - c0)
     for i in range(padlen):
         for j in range(nb):
-            edge[i, j] = _extension(x, c0, i, j, left, padlen, padtype)
+            edge[row0 + i, j] = _extension(x, c0, i, j, left, padlen, padtype)
         for j in range(nb, width):
-            edge[i, j] = 0
+            edge[row0 + i, j] = 0
 
 
 def _blocks(n_channels, width, threads):
@@ -167,9 +171,9 @@ def _kernels(kind, size, width):
     coef_shape = (size, 6) if sos else (2, size + 1)
 
     @njit(inline="always")
-    def sweep(coef, s, state, b, work, m, reverse):
-        """Filter ``work[:m]`` (backwards when ``reverse``) through sweep ``s``,
-        from and back to block ``b``'s state rows of that sweep."""
+    def sweep(coef, s, state, b, work, row0, m, reverse):
+        """Filter ``work[row0:row0 + m]`` (backwards when ``reverse``) through sweep
+        ``s``, from and back to block ``b``'s state rows of that sweep."""
         c = carray(stack_array(n_coef, work.dtype), coef_shape)
         z = carray(stack_array(n_state, work.dtype), (rows, width))
         v = carray(stack_array(width, work.dtype), (width,))
@@ -180,7 +184,7 @@ def _kernels(kind, size, width):
             for j in range(width):
                 z[r, j] = state[b, s * rows + r, j]
         for i in range(m):
-            t = m - 1 - i if reverse else i
+            t = row0 + (m - 1 - i if reverse else i)
             for j in range(width):
                 v[j] = work[t, j]
             if sos:
@@ -216,13 +220,18 @@ def _kernels(kind, size, width):
         n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
         for g in prange(n_groups):
             work = np.empty((CHUNK, width), x.dtype)
-            for b in range(g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups):
+            first, stop = g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups
+            # Time-major: one block through all of time; else each chunk of samples
+            # through all the group's blocks, reading whole rows.
+            span = 1 if time_major else stop - first
+            for lo in range(first, stop, span):
                 for t0 in range(0, n_samples, CHUNK):
                     m = min(CHUNK, n_samples - t0)
-                    _load(x, b * width, t0, m, work, time_major)
-                    for s in range(sweeps(coef)):
-                        sweep(coef, s, state, b, work, m, False)
-                    _store(work, y, b * width, t0, m, time_major, stream)
+                    for b in range(lo, min(lo + span, stop)):
+                        _load(x, b * width, t0, m, work, time_major)
+                        for s in range(sweeps(coef)):
+                            sweep(coef, s, state, b, work, 0, m, False)
+                        _store(work, y, b * width, t0, m, time_major, stream)
             if stream:
                 store_fence()
 
@@ -232,44 +241,56 @@ def _kernels(kind, size, width):
         time_major = _time_major(x)
         n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
         n_sweeps = sweeps(coef)
+        rows = max(padlen, 1)
         for g in prange(n_groups):
+            first, stop = g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups
+            span = 1 if time_major else stop - first
             work = np.empty((CHUNK, width), x.dtype)
-            edge = np.empty((max(padlen, 1), width), x.dtype)
-            state = np.empty((1, zi.shape[0], width), x.dtype)
-            for b in range(g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups):
-                c0 = b * width
-                nb = min(width, n_channels - c0)
+            # Block lo + k's extension is edge[k * rows:(k + 1) * rows], its state state[k].
+            edge = np.empty((span * rows, width), x.dtype)
+            state = np.empty((span, zi.shape[0], width), x.dtype)
+            for lo in range(first, stop, span):
+                hi = min(lo + span, stop)
                 # Forward: left extension (outputs dropped), the signal, right extension.
-                _fill_extension(x, c0, padlen, padtype, True, edge)
-                for r in range(zi.shape[0]):
-                    for j in range(width):
-                        first = edge[0, j] if padlen > 0 else (x[c0 + j, 0] if j < nb else 0)
-                        state[0, r, j] = zi[r] * first
-                for s in range(n_sweeps):
-                    sweep(coef, s, state, 0, edge, padlen, False)
+                for b in range(lo, hi):
+                    k, c0 = b - lo, b * width
+                    nb = min(width, n_channels - c0)
+                    _fill_extension(x, c0, padlen, padtype, True, edge, k * rows)
+                    for r in range(zi.shape[0]):
+                        for j in range(width):
+                            start = edge[k * rows, j] if padlen > 0 else (
+                                x[c0 + j, 0] if j < nb else 0)
+                            state[k, r, j] = zi[r] * start
+                    for s in range(n_sweeps):
+                        sweep(coef, s, state, k, edge, k * rows, padlen, False)
                 for t0 in range(0, n_samples, CHUNK):
                     m = min(CHUNK, n_samples - t0)
-                    _load(x, c0, t0, m, work, time_major)
-                    for s in range(n_sweeps):
-                        sweep(coef, s, state, 0, work, m, False)
-                    _store(work, y, c0, t0, m, time_major, False)
-                _fill_extension(x, c0, padlen, padtype, False, edge)
-                for s in range(n_sweeps):
-                    sweep(coef, s, state, 0, edge, padlen, False)
+                    for b in range(lo, hi):
+                        _load(x, b * width, t0, m, work, time_major)
+                        for s in range(n_sweeps):
+                            sweep(coef, s, state, b - lo, work, 0, m, False)
+                        _store(work, y, b * width, t0, m, time_major, False)
                 # Backward, from the steady state at the last forward output.
-                for r in range(zi.shape[0]):
-                    for j in range(width):
-                        last = edge[padlen - 1, j] if padlen > 0 else (
-                            y[c0 + j, n_samples - 1] if j < nb else 0)
-                        state[0, r, j] = zi[r] * last
-                for s in range(n_sweeps):
-                    sweep(coef, s, state, 0, edge, padlen, True)
+                for b in range(lo, hi):
+                    k, c0 = b - lo, b * width
+                    nb = min(width, n_channels - c0)
+                    _fill_extension(x, c0, padlen, padtype, False, edge, k * rows)
+                    for s in range(n_sweeps):
+                        sweep(coef, s, state, k, edge, k * rows, padlen, False)
+                    for r in range(zi.shape[0]):
+                        for j in range(width):
+                            last = edge[k * rows + padlen - 1, j] if padlen > 0 else (
+                                y[c0 + j, n_samples - 1] if j < nb else 0)
+                            state[k, r, j] = zi[r] * last
+                    for s in range(n_sweeps):
+                        sweep(coef, s, state, k, edge, k * rows, padlen, True)
                 for t0 in range((n_samples - 1) // CHUNK * CHUNK, -1, -CHUNK):
                     m = min(CHUNK, n_samples - t0)
-                    _load(y, c0, t0, m, work, time_major)
-                    for s in range(n_sweeps):
-                        sweep(coef, s, state, 0, work, m, True)
-                    _store(work, y, c0, t0, m, time_major, stream)
+                    for b in range(lo, hi):
+                        _load(y, b * width, t0, m, work, time_major)
+                        for s in range(n_sweeps):
+                            sweep(coef, s, state, b - lo, work, 0, m, True)
+                        _store(work, y, b * width, t0, m, time_major, stream)
             if stream:
                 store_fence()
 
