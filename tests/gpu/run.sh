@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The GPU check of the cuda runtime, for a machine with CuPy, numpy, scipy,
+# pytest and setuptools and no internet; run from the repository root with
+# $OUT set to an output folder. Logs and JSON go under $OUT; a table last.
+set -u
+OUT=${OUT:-/tmp/dspk-gpu-out}
+mkdir -p "$OUT"
+export DSPK_CACHE_DIR="$OUT/cache" XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+PY=${PYTHON:-python}
+deadline() { timeout "$1" "${@:2}"; }
+
+{
+  nvidia-smi -L 2>&1 || true
+  $PY -m pip install --no-deps --no-build-isolation -q ./dspk-core ./dspk-cpu ./dspk-cuda ./dspk-wgpu
+} > "$OUT/install.log" 2>&1
+echo "install rc=$?"
+
+deadline 60 $PY -c "import dspk, json; print(json.dumps(dspk.runtime.info(), indent=1))" > "$OUT/info.log" 2>&1
+echo "info rc=$?"; tail -n 20 "$OUT/info.log"
+
+deadline 240 $PY -m pytest -q --maxfail=20 -p no:cacheprovider --dspk-runtime cuda \
+  --pyargs dspk.testing.conformance > "$OUT/conformance.log" 2>&1
+conformance=$?
+echo "conformance rc=$conformance"; tail -n 5 "$OUT/conformance.log"
+
+deadline 100 $PY -m dspk_cuda.peers --shape 384x524288 --dtype float32 \
+  --json "$OUT/peers.json" > "$OUT/peers.log" 2>&1
+echo "peers rc=$?"
+
+deadline 90 dspk bench --runtime cuda --shape 384x524288 --dtype float32 \
+  --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
+echo "bench rc=$?"; tail -n 15 "$OUT/bench.log"
+
+echo "== dspk cuda vs cupyx.scipy.signal, 384x524288 float32 (device events) =="
+cat "$OUT/peers.log"
