@@ -61,8 +61,16 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let phase = t % p.up;
     let m_stop = min(p.m0 + p.m_count, (p.taps - phase + p.up - 1) / p.up);
     var acc = 0.0;
-    for (var m = p.m0; m < m_stop; m++) {
-        acc += h[phase + p.up * m] * sample(c, q - m);
+    if (q - m_stop + 1 >= 0 && q - p.m0 < p.n) {
+        // inside the signal: no edge tests
+        let base = p.x_offset + c * p.x_sc + q * p.x_st;
+        for (var m = p.m0; m < m_stop; m++) {
+            acc += h[phase + p.up * m] * x[base - m * p.x_st];
+        }
+    } else {
+        for (var m = p.m0; m < m_stop; m++) {
+            acc += h[phase + p.up * m] * sample(c, q - m);
+        }
     }
     var at = c * p.count + k;
     if (p.axis == 0) {
