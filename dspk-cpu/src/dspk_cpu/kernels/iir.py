@@ -34,6 +34,7 @@ skipping the read-for-ownership saves a third of the memory traffic.
 """
 
 import functools
+import types
 
 import numpy as np
 from numba import carray, njit, prange
@@ -209,11 +210,6 @@ def _kernels(kind, size, width):
             for j in range(width):
                 state[b, s * rows + r, j] = z[r, j]
 
-    @njit(inline="always")
-    def sweeps(coef):
-        return coef.shape[0] // size if sos else 1
-
-    @njit(cache=True, parallel=True)
     def one_pass(coef, x, y, state, threads, stream):
         n_channels, n_samples = x.shape
         time_major = _time_major(x)
@@ -229,18 +225,17 @@ def _kernels(kind, size, width):
                     m = min(CHUNK, n_samples - t0)
                     for b in range(lo, min(lo + span, stop)):
                         _load(x, b * width, t0, m, work, time_major)
-                        for s in range(sweeps(coef)):
-                            sweep(coef, s, state, b, work, 0, m, False)
+                        for s in range(coef.shape[0] // size if sos else 1):
+                            _sweep(coef, s, state, b, work, 0, m, False)
                         _store(work, y, b * width, t0, m, time_major, stream)
             if stream:
                 store_fence()
 
-    @njit(cache=True, parallel=True)
     def zero_phase(coef, zi, x, y, padtype, padlen, threads, stream):
         n_channels, n_samples = x.shape
         time_major = _time_major(x)
         n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
-        n_sweeps = sweeps(coef)
+        n_sweeps = coef.shape[0] // size if sos else 1
         rows = max(padlen, 1)
         for g in prange(n_groups):
             first, stop = g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups
@@ -262,13 +257,13 @@ def _kernels(kind, size, width):
                                 x[c0 + j, 0] if j < nb else 0)
                             state[k, r, j] = zi[r] * start
                     for s in range(n_sweeps):
-                        sweep(coef, s, state, k, edge, k * rows, padlen, False)
+                        _sweep(coef, s, state, k, edge, k * rows, padlen, False)
                 for t0 in range(0, n_samples, CHUNK):
                     m = min(CHUNK, n_samples - t0)
                     for b in range(lo, hi):
                         _load(x, b * width, t0, m, work, time_major)
                         for s in range(n_sweeps):
-                            sweep(coef, s, state, b - lo, work, 0, m, False)
+                            _sweep(coef, s, state, b - lo, work, 0, m, False)
                         _store(work, y, b * width, t0, m, time_major, False)
                 # Backward, from the steady state at the last forward output.
                 for b in range(lo, hi):
@@ -276,25 +271,31 @@ def _kernels(kind, size, width):
                     nb = min(width, n_channels - c0)
                     _fill_extension(x, c0, padlen, padtype, False, edge, k * rows)
                     for s in range(n_sweeps):
-                        sweep(coef, s, state, k, edge, k * rows, padlen, False)
+                        _sweep(coef, s, state, k, edge, k * rows, padlen, False)
                     for r in range(zi.shape[0]):
                         for j in range(width):
                             last = edge[k * rows + padlen - 1, j] if padlen > 0 else (
                                 y[c0 + j, n_samples - 1] if j < nb else 0)
                             state[k, r, j] = zi[r] * last
                     for s in range(n_sweeps):
-                        sweep(coef, s, state, k, edge, k * rows, padlen, True)
+                        _sweep(coef, s, state, k, edge, k * rows, padlen, True)
                 for t0 in range((n_samples - 1) // CHUNK * CHUNK, -1, -CHUNK):
                     m = min(CHUNK, n_samples - t0)
                     for b in range(lo, hi):
                         _load(y, b * width, t0, m, work, time_major)
                         for s in range(n_sweeps):
-                            sweep(coef, s, state, b - lo, work, 0, m, True)
+                            _sweep(coef, s, state, b - lo, work, 0, m, True)
                         _store(work, y, b * width, t0, m, time_major, stream)
             if stream:
                 store_fence()
 
-    return one_pass, zero_phase
+    # The kernels find the sweep through their globals, not their closure: numba keys
+    # its disk cache on the closure's pickled contents (here sos, size and width, which
+    # tell the kernels apart), and a function there would change from process to process.
+    namespace = {**globals(), "_sweep": sweep}
+    return tuple(njit(cache=True, parallel=True)(types.FunctionType(
+        kernel.__code__, namespace, kernel.__name__, None, kernel.__closure__))
+        for kernel in (one_pass, zero_phase))
 
 
 def _channels_first(x, axis):
