@@ -73,6 +73,26 @@ def _combine(x: Any, axis: int, rule: tuple[np.ndarray, ...], first: int, last: 
     return out
 
 
+def _edges_on_host(x: Any, axis: int, size: int) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The samples an extension of ``size`` can read, on the host, and the map from a
+    sample's index in ``x`` to its index there.
+
+    Every rule reads samples within ``size`` of an end, so device arrays without
+    gathers (such as the wgpu runtime's) send only their two edges to the host.
+    """
+    n = x.shape[axis]
+    keep = size + 1
+    if isinstance(x, np.ndarray) or 2 * keep >= n:
+        return np.asarray(x), lambda index: index
+
+    def part(start: int, stop: int) -> np.ndarray:
+        return np.asarray(x[(slice(None), slice(start, stop)) if axis == 1
+                            else (slice(start, stop), slice(None))])
+
+    edges = np.concatenate([part(0, keep), part(n - keep, n)], axis=axis)
+    return edges, lambda index: np.where(index < keep, index, index - (n - 2 * keep))
+
+
 def extend(x: Any, axis: int, mode: str, cval: float, size: int,
            native: Callable[[np.ndarray], Any]) -> tuple[Any, Any]:
     """The ``size`` samples before and after a 2-D signal along ``axis``.
@@ -116,9 +136,13 @@ def extend(x: Any, axis: int, mode: str, cval: float, size: int,
         fill = native(np.full(shape, cval, dtype=x.dtype))
         return fill, fill
     n = x.shape[axis]
-    rule = _rule(mode, n, size)
-    nearest_last = tuple(v[::-1] for v in rule)
-    left = _combine(x, axis, nearest_last, 0, n - 1, native)
-    index, scale, a, c = rule
-    right = _combine(x, axis, (n - 1 - index, scale, c, a), 0, n - 1, native)
-    return left, right
+    index, scale, a, c = _rule(mode, n, size)
+    left_rule = (index[::-1], scale[::-1], a[::-1], c[::-1])
+    right_rule = (n - 1 - index, scale, c, a)
+    if hasattr(x, "take") and not isinstance(x, np.ndarray):  # on the device
+        return (_combine(x, axis, left_rule, 0, n - 1, native),
+                _combine(x, axis, right_rule, 0, n - 1, native))
+    edges, position = _edges_on_host(x, axis, size)
+    last = int(position(np.array(n - 1)))
+    return tuple(native(_combine(edges, axis, (position(rule[0]), *rule[1:]), 0, last, np.asarray))
+                 for rule in (left_rule, right_rule))
