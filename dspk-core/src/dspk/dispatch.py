@@ -15,7 +15,7 @@ import numpy as np
 
 from dspk import pieces
 from dspk.arrays import owner, to_numpy
-from dspk.plugin import Backend, Problem, layout_of
+from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning.tuner import choose
 
@@ -42,11 +42,23 @@ class Call:
 
     @classmethod
     def start(cls, runtime: str | None, x: Any, name: str) -> tuple[Call, Any]:
-        """Resolve the runtime and take the signal ``x`` as an array the checks can read."""
-        backend = resolve(runtime)
+        """Resolve the runtime and take the signal ``x`` as an array the checks can read.
+
+        The default runtime is one that computes in ``x``'s precision: float32
+        and complex64 data stay in single precision, other numbers compute in
+        double.
+        """
+        origin = owner(x)
+        if origin is None and not hasattr(x, "dtype"):
+            try:
+                x = np.asarray(x)
+            except Exception as exc:
+                raise TypeError(f"{name} must be an array; got {type(x).__name__} "
+                                f"({exc})") from None
+        single = np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.complex64))
+        backend = resolve(runtime, np.dtype(np.float32 if single else np.float64))
         if backend.is_native(x):
             return cls(backend, True), x
-        origin = owner(x)
         if origin is not None:
             return cls(backend, False, origin), origin.to_numpy(x)
         try:
@@ -87,11 +99,18 @@ class Call:
     def run(self, problem: Problem, *args: Any) -> Any:
         """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``.
 
-        Host arguments too large for the backend run in pieces, with host results.
+        Host arguments too large for the backend run in pieces, with host results;
+        so do host inputs whose results or work arrays turn out too large.
         """
         if pieces.too_large(self, args):
             return pieces.run_in_pieces(self, problem, args)
-        return choose(self.backend, problem, args).run(*args)
+        try:
+            return choose(self.backend, problem, args).run(*args)
+        except ArrayTooLarge:
+            if self.native_in or not pieces.can_split(problem):
+                raise
+        host = tuple(self.backend.to_numpy(a) if self.backend.is_native(a) else a for a in args)
+        return pieces.run_in_pieces(self, problem, host)
 
 
 @dataclass

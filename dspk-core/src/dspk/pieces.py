@@ -2,7 +2,9 @@
 
 A backend may cap the size of one array a kernel takes
 (:meth:`dspk.plugin.Backend.max_array_bytes`: a GPU's largest storage-buffer
-binding, say). A host signal above that cap is never moved to the device whole:
+binding, say). A host signal above that cap is never moved to the device whole,
+and a host signal whose results or work arrays turn out above it (the backend
+raises :class:`dspk.plugin.ArrayTooLarge`) is taken back:
 :func:`run_in_pieces` runs the kernel on pieces of it and assembles the result
 on the host, as the operation's :class:`Pieces` entry in the catalogue says:
 
@@ -102,6 +104,13 @@ def too_large(call: Call, args: tuple) -> bool:
         for a in args)
 
 
+def can_split(problem: Problem) -> bool:
+    """Whether the catalogue says how ``problem``'s operation runs in pieces."""
+    from dspk.operations import OPERATIONS
+
+    return OPERATIONS[problem.op].pieces is not None
+
+
 def run_in_pieces(call: Call, problem: Problem, args: tuple) -> Any:
     """Run ``problem`` on ``args`` in pieces that fit the backend; host results."""
     from dspk.operations import OPERATIONS
@@ -132,21 +141,26 @@ def run_in_pieces(call: Call, problem: Problem, args: tuple) -> Any:
                 return _along_time_with_state(call, problem, args, spec, axis, limit)
             else:
                 raise ArrayTooLarge(
-                    f"one channel of {problem.op}'s input ({per_channel_bytes} bytes) is "
-                    f"above what runtime {call.backend.name!r} takes in one array ({limit} "
+                    f"one channel of {problem.op} ({per_channel_bytes} bytes of input, with "
+                    "the outputs and work arrays it needs) does not fit in what runtime "
+                    f"{call.backend.name!r} takes in one array ({limit} "
                     "bytes), and this operation cannot be cut along time exactly; use "
                     "runtime='cpu', or a stream (see dspk.streaming)") from None
 
 
-def _on_device(backend: Backend, args: list) -> list:
+def on_device(backend: Backend, dtype: Any, args: Any) -> list:
+    """Kernel arguments as calls pass them: host arrays of the problem's ``dtype`` (or
+    its complex counterpart), the data, as the backend's arrays; float64 parameters
+    (means, shifts) and everything else as they are."""
+    data = (np.dtype(dtype), np.result_type(dtype, np.complex64))
     return [backend.asarray(np.ascontiguousarray(a)) if isinstance(a, np.ndarray)
-            and not backend.is_native(a) else a for a in args]
+            and a.dtype in data and not backend.is_native(a) else a for a in args]
 
 
 def _run_piece(call: Call, problem: Problem, args: list) -> tuple:
     from dspk.tuning.tuner import choose
 
-    args = _on_device(call.backend, args)
+    args = on_device(call.backend, problem.dtype, args)
     result = choose(call.backend, problem, tuple(args)).run(*args)
     results = result if isinstance(result, tuple) else (result,)
     return tuple(None if r is None else call.backend.to_numpy(r) for r in results)

@@ -323,6 +323,15 @@ class Backend(abc.ABC):
         """
         return None
 
+    def computes(self, dtype: Any) -> bool:
+        """Whether the kernels compute in ``dtype`` (float32 and float64, and complex64
+        and complex128 for the FFTs, by default).
+
+        A call whose runtime comes from the default order passes over a runtime
+        that does not compute its input's dtype (see :func:`dspk.runtime.current`).
+        """
+        return True
+
     def to_numpy(self, x: Any) -> np.ndarray:
         """Bring a native array back to NumPy."""
         return np.asarray(x)

@@ -9,7 +9,10 @@ A runtime that was asked for by name, through any of the first three, never
 falls back: when it cannot open a device, the call raises
 :class:`RuntimeUnavailableError` with the probe's reason. Only the last
 step, the default, passes over an installed runtime that has no device here,
-with a warning that says why.
+with a warning that says why, and, for one call, over a runtime whose kernels
+do not compute that call's dtype (:meth:`dspk.plugin.Backend.computes`; the
+wgpu runtime and float64 data): such a call runs on the next runtime that
+does, as a named runtime would raise.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import time
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from dspk.registry import RuntimeUnavailableError, registry
 
@@ -71,17 +75,25 @@ def _explicit() -> str | None:
     return None
 
 
-def _default() -> str:
+def _default(dtype: Any = None) -> str:
+    """The first runtime that opens a device here and, when ``dtype`` is given, computes
+    in it; else the first that opens (its kernels then raise their dtype error)."""
     reg = registry()
+    first = None
     for name in reg.names():
         opened = reg.probe(name)
         if opened.backend is not None:
-            return name
+            if dtype is None or opened.backend.computes(dtype):
+                return name
+            first = first or name
+            continue
         if name not in _warned_default:
             _warned_default.add(name)
             warnings.warn(f"dspk: runtime {name!r} is installed but cannot open a "
                           f"device ({opened.reason}); the default passes over it",
                           RuntimeWarning, stacklevel=4)
+    if first is not None:
+        return first
     raise RuntimeUnavailableError(
         "no installed dspk runtime can open a device here: "
         + "; ".join(f"{n}: {reg.probe(n).reason}" for n in reg.names()))
@@ -166,13 +178,16 @@ def using(name: str) -> Iterator[str]:
         _scoped.reset(token)
 
 
-def resolve(runtime: str | None = None):
+def resolve(runtime: str | None = None, dtype: Any = None):
     """The backend a call runs on, following the documented order.
 
     Parameters
     ----------
     runtime : str or None
         A call's ``runtime=`` argument.
+    dtype : numpy.dtype, optional
+        The dtype the call computes in: the default order passes over runtimes
+        that do not compute in it.
 
     Returns
     -------
@@ -180,7 +195,7 @@ def resolve(runtime: str | None = None):
     """
     name = validate_name(runtime, "runtime") if runtime is not None else _explicit()
     if name is None:
-        name = _default()
+        name = _default(dtype)
     return registry().open(name)
 
 

@@ -68,8 +68,7 @@ class CupyBackend(Backend):
         sources.compile_all()
         small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
                         problem.layout, problem.params)
-        example = OPERATIONS[problem.op].example_args(small, np.random.default_rng(0))
-        variant.run(*(self.asarray(a) if isinstance(a, np.ndarray) else a for a in example))
+        variant.run(*OPERATIONS[problem.op].device_args(self, small, np.random.default_rng(0)))
         self.cupy.cuda.get_current_stream().synchronize()
 
     def wait(self) -> None:

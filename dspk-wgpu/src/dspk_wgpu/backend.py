@@ -11,6 +11,7 @@ import numpy as np
 from dspk.plugin import Backend, Problem, Variant
 
 from dspk_wgpu.adapter import describe, open_device, select_adapter
+from dspk_wgpu.arrays import SUPPORTED
 
 
 class WgpuBackend(Backend):
@@ -58,6 +59,10 @@ class WgpuBackend(Backend):
         """Copy a float32 host array to the device; other dtypes raise TypeError."""
         return self._array_type.from_numpy(self.gpu, np.asarray(x))
 
+    def computes(self, dtype: Any) -> bool:
+        """float32 and complex64 only (see :func:`dspk_wgpu.arrays.check_dtype`)."""
+        return np.dtype(dtype) in SUPPORTED
+
     def max_array_bytes(self) -> int:
         """The device's largest storage-buffer binding (``Gpu.max_binding``)."""
         return self.gpu.max_binding
@@ -74,8 +79,7 @@ class WgpuBackend(Backend):
 
         small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
                         problem.layout, problem.params)
-        args = OPERATIONS[problem.op].example_args(small, np.random.default_rng(0))
-        variant.run(*(self.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+        variant.run(*OPERATIONS[problem.op].device_args(self, small, np.random.default_rng(0)))
         self.gpu.wait()
 
     def wait(self) -> None:

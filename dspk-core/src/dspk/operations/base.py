@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dspk.pieces import Pieces
+from dspk.pieces import Pieces, on_device
 from dspk.plugin import Problem
 
 
@@ -62,7 +62,9 @@ class Operation:
     grid_params : tuple of dict
         The parameter sets that :func:`dspk.runtime.autotune` tunes.
     example_args : callable
-        ``example_args(problem, rng)``: NumPy arguments to time kernels on.
+        ``example_args(problem, rng)``: NumPy arguments to time kernels on;
+        arrays of the problem's dtype are data, float64 arrays are parameters
+        that calls keep on the host (means, shifts).
     pieces : dspk.pieces.Pieces or None
         How a call on an input too large for a device splits into calls on
         smaller ones; None when it cannot.
@@ -72,3 +74,19 @@ class Operation:
     grid_params: tuple[dict, ...]
     example_args: Callable[[Problem, np.random.Generator], tuple]
     pieces: Pieces | None = None
+
+    def device_args(self, backend, problem: Problem, rng: np.random.Generator) -> tuple:
+        """:attr:`example_args` as calls pass them to ``backend``: data as its native
+        arrays, float64 parameters and everything else as they are.
+
+        Examples
+        --------
+        >>> from dspk.operations import OPERATIONS
+        >>> from dspk.registry import registry
+        >>> cpu = registry().probe("cpu").backend
+        >>> p = Problem.make("sosfilt", "float32", 2, 64, "channel-major", sections=2)
+        >>> [type(a).__name__ for a in OPERATIONS["sosfilt"].device_args(
+        ...     cpu, p, np.random.default_rng(0))]
+        ['ndarray', 'ndarray', 'int', 'NoneType']
+        """
+        return tuple(on_device(backend, problem.dtype, self.example_args(problem, rng)))

@@ -40,7 +40,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from dspk.operations import OPERATIONS
-from dspk.plugin import LAYOUTS, Backend, Problem, Variant
+from dspk.plugin import LAYOUTS, ArrayTooLarge, Backend, Problem, Variant
 from dspk.tuning.store import TuningStore, cache_root
 
 MODES = ("on", "readonly", "off")
@@ -233,8 +233,7 @@ def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
     ``seconds: None`` and timed again only by :func:`tune_grid`.
     """
     if args is None:
-        example = OPERATIONS[problem.op].example_args(problem, np.random.default_rng(0))
-        args = tuple(backend.asarray(a) if isinstance(a, np.ndarray) else a for a in example)
+        args = OPERATIONS[problem.op].device_args(backend, problem, np.random.default_rng(0))
     deadline = time.perf_counter() + budget
     results, runs = {}, {}
     for index, variant in enumerate(variants):
@@ -244,6 +243,8 @@ def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
         try:
             backend.prepare(variant, problem)
             runs[variant.name] = backend.time(lambda: variant.run(*args), repeat=1)
+        except ArrayTooLarge:
+            raise  # the call runs in pieces (dspk.pieces), each tuned at its own size
         except Exception as exc:
             warnings.warn(f"dspk: variant {variant.name!r} of {problem.op} on "
                           f"{backend.name!r} failed while tuning and is passed over: "
