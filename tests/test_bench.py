@@ -13,7 +13,7 @@ def test_bench_writes_a_row_per_operation_and_size(tmp_path):
     output = tmp_path / "bench.json"
     result = subprocess.run(
         [sys.executable, "-m", "dspk", "bench", "--shape", "3x2048", "4x1000", "--repeat", "1",
-         "--dtype", "float32", "float64", "--json", str(output)],
+         "--dtype", "float32", "float64", "--runtime", "cpu", "--json", str(output)],
         capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     rows = json.loads(output.read_text())["rows"]

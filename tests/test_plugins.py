@@ -124,12 +124,14 @@ try:
 except RuntimeError as exc:
     out["explicit"] = str(exc)
 out["info"] = [r for r in dspk.runtime.info() if r["name"] == "nodevice"][0]
+out["open"] = [r["name"] for r in dspk.runtime.info() if r["device"] is not None]
 print(json.dumps(out))
 """
     result = _json(_python(code, broken))
-    assert result["default"] == "cpu", "the default passes over a runtime with no device"
+    assert "nodevice" not in result["open"] and "cpu" in result["open"]
+    assert result["default"] == result["open"][0], "the default passes over a runtime with no device"
     assert result["explicit"] == ("runtime 'nodevice' cannot open a device: no toy GPU in this "
-                                  "machine. Runtimes that can run here: cpu.")
+                                  f"machine. Runtimes that can run here: {', '.join(result['open'])}.")
     assert result["info"]["reason"] == "no toy GPU in this machine"
     assert result["info"]["device"] is None
 

@@ -197,6 +197,10 @@ def run(ops: list[str] | None, runtimes: list[str], shapes: list[tuple[int, int]
             if nbytes not in bandwidths:
                 bandwidths[nbytes] = copy_bandwidth(nbytes)
             for runtime in runtimes:
+                if not registry().open(runtime).computes(np.dtype(dtype)):
+                    if progress:
+                        print(f"({runtime} does not compute {dtype}: no rows)", flush=True)
+                    continue
                 for case in selected:
                     row = measure(case, runtime, channels, samples, dtype, repeat,
                                   bandwidths[nbytes])

@@ -164,7 +164,7 @@ def rel_l2(actual, expected) -> float:
     --------
     >>> rel_l2([1.0, 2.0], [1.0, 2.0])
     0.0
-    >>> rel_l2([1j, 2.0], [0.0, 2.0]) > 0.4
+    >>> rel_l2([1j, 2.0], [0j, 2.0]) > 0.4
     True
     """
     actual, expected = np.asarray(actual), np.asarray(expected)
