@@ -136,12 +136,14 @@ def _demo(args: argparse.Namespace) -> int:
 def _filter(args: argparse.Namespace) -> int:
     import signal
 
-    from dspk.recordings import filter_recording
+    from dspk.recordings import filter_recording, stop_requested
 
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
+    def stop(signum, frame):
+        stop_requested.set()
 
-    previous = signal.signal(signal.SIGTERM, terminated)
+    stop_requested.clear()
+    previous = {number: signal.signal(number, stop)
+                for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         summary = filter_recording(
             args.input, args.output, args.fs, channels=args.channels, dtype=args.dtype,
@@ -157,7 +159,8 @@ def _filter(args: argparse.Namespace) -> int:
         print(f"dspk: error: {exc}", file=sys.stderr)
         return 1
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     if not args.quiet:
         print(summary)
     if summary.clipped:

@@ -33,6 +33,7 @@ import os
 import secrets
 import struct
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,12 @@ _NPY_HEADER_BYTES = 128
 #: of one sample period they share (the AP band of a 1.0 probe has one more
 #: cycle than channels: the LFP band's).
 _MULTIPLEXING = {"neuropixels-1.0": (12, 13)}
+
+#: Set by ``dspk filter``'s SIGINT and SIGTERM handlers: :func:`filter_recording`
+#: stops at the next chunk boundary with ``KeyboardInterrupt``. An interrupt
+#: raised at any instruction could land in a GPU runtime's native callbacks,
+#: which swallow it.
+stop_requested = threading.Event()
 
 
 def neuropixels_shifts(probe="neuropixels-1.0", channels=384):
@@ -475,6 +482,8 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     try:
         with _Output(destination, recording.channels, output_dtype) as out:
             for start in range(0, recording.samples, step):
+                if stop_requested.is_set():
+                    raise KeyboardInterrupt
                 stop = min(start + step, recording.samples)
                 if sync_channels:
                     sync = recording.read(start, stop, slice(processed, None))
