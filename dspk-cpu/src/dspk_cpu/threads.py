@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -40,12 +42,35 @@ def channel_slices(channels: int) -> list[slice]:
     return [slice(lo, hi) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
 
 
+_in_worker = threading.local()
+
+
+def _mark_worker() -> None:
+    _in_worker.active = True
+
+
+@functools.lru_cache(maxsize=None)
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """One pool per thread count for the whole process: starting threads on every
+    call costs more than a small problem's work."""
+    return ThreadPoolExecutor(workers, thread_name_prefix="dspk-cpu", initializer=_mark_worker)
+
+
 def on_threads(work: Callable[[slice], object], parts: list[slice]) -> list:
-    """``work(part)`` for every part, on up to :func:`threads` threads; the results in order."""
-    if len(parts) == 1 or threads() == 1:
+    """``work(part)`` for every part, on up to :func:`threads` threads; the results in order.
+
+    Work that itself calls this from a worker thread runs serially there, so
+    that the shared pool cannot deadlock.
+
+    Examples
+    --------
+    >>> on_threads(lambda part: part.stop - part.start, channel_slices(10))[0] > 0
+    True
+    """
+    workers = min(threads(), len(parts))
+    if workers == 1 or getattr(_in_worker, "active", False):
         return [work(part) for part in parts]
-    with ThreadPoolExecutor(min(threads(), len(parts))) as pool:
-        return list(pool.map(work, parts))
+    return list(_pool(workers).map(work, parts))
 
 
 def on_channel_slices(work: Callable[[slice], None], channels: int) -> None:
