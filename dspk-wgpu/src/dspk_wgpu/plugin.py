@@ -1,7 +1,5 @@
-"""Declares the ``wgpu`` runtime; imports nothing heavy.
-
-Not yet named by an entry point (see the package docstring).
-"""
+"""Declares the ``wgpu`` runtime (named by the package's ``dspk.runtimes`` entry
+point); imports nothing heavy."""
 
 from dspk.plugin import RuntimeSpec, hookimpl
 
