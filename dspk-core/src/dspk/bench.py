@@ -1,26 +1,34 @@
 """``dspk bench``: dspk beside the library a user would otherwise call, in one process.
 
-For each operation, shape and dtype, dspk and its peer (scipy.signal or
-scipy.fft on the CPU) run on the same data, interleaved, after a warm-up; the
-medians are reported with their ratio (peer time / dspk time, above 1 means
-dspk is faster) and dspk's achieved bandwidth (bytes of input and output per
-second) as a fraction of the host's copy bandwidth, measured in the same
-run on an array of the same size.
+For each operation, shape and dtype, dspk and its *peer* run on the same
+data, interleaved, after a warm-up; the medians are reported with the peer's
+label, their ratio (peer time / dspk time, above 1 means dspk is faster) and
+dspk's achieved bandwidth (bytes of input and output per second) as a
+fraction of a memory copy of an array of the same size, measured in the same
+run.
+
+The peer is the runtime's own when its backend supplies one for the case
+(:meth:`dspk.plugin.Backend.bench_peers`, such as cupyx.scipy.signal for
+cuda), run on the same native array as dspk; otherwise it is scipy.signal
+or scipy.fft on the host array, labelled ``"scipy"``. The copy is the
+runtime's device copy when its backend supplies one
+(:meth:`dspk.plugin.Backend.bench_copy`), otherwise a host copy.
 
 On a GPU runtime the input is device-resident (``dspk.asarray``), results
-stay on the device, and each timed call ends when the device is done
-(:meth:`dspk.plugin.Backend.wait`): the figures are the kernels' own, without
-host transfers.
+stay on the device, and each timed call, dspk's, a runtime peer's or a
+device copy, ends when the device is done (:meth:`dspk.plugin.Backend.wait`):
+the figures are the kernels' own, without host transfers.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import fft, signal
@@ -33,7 +41,7 @@ FS = 30000.0
 
 @dataclass(frozen=True)
 class Case:
-    """One operation to compare: how dspk and the CPU peer call it."""
+    """One operation to compare: how dspk and the CPU peer (scipy) call it."""
 
     name: str
     ours: Callable[[Any, str], Any]  # (x, runtime) -> y, x channels x samples
@@ -41,21 +49,58 @@ class Case:
     layout: str = "channel-major"
 
 
-def _bandpass():
-    return signal.butter(3, [300, 6000], "bandpass", fs=FS, output="sos")
+class Design(NamedTuple):
+    """The coefficients of the bench's filter cases, float64 NumPy arrays.
+
+    A runtime's peers (:meth:`dspk.plugin.Backend.bench_peers`) use these so
+    that they compute what the cases compute.
+
+    Attributes
+    ----------
+    sos : ndarray
+        Butterworth band-pass, ``butter(3, [300, 6000], fs=FS)``, as three
+        second-order sections (sosfilt, sosfilt-axis0, sosfiltfilt).
+    b, a : ndarray
+        The same filter as transfer-function coefficients (lfilter, filtfilt).
+    taps : ndarray
+        A 129-tap band-pass FIR, shape ``(1, 129)`` (oaconvolve-129).
+    """
+
+    sos: np.ndarray
+    b: np.ndarray
+    a: np.ndarray
+    taps: np.ndarray
 
 
-def _segment(x: np.ndarray) -> int:
-    """welch's segment: 1024 samples, or the whole signal when it is shorter."""
+def design() -> Design:
+    """The filters of the bench's cases.
+
+    Examples
+    --------
+    >>> design().sos.shape, design().taps.shape
+    ((3, 6), (1, 129))
+    """
+    sos = signal.butter(3, [300, 6000], "bandpass", fs=FS, output="sos")
+    b, a = signal.butter(3, [300 / (FS / 2), 6000 / (FS / 2)], "bandpass")
+    taps = signal.firwin(129, [300, 6000], pass_zero=False, fs=FS)[None, :]
+    return Design(sos, b, a, taps)
+
+
+def segment(x: Any) -> int:
+    """welch's segment in the bench: 1024 samples, or the whole signal when it is shorter.
+
+    Examples
+    --------
+    >>> segment(np.zeros((2, 300)))
+    300
+    """
     return min(1024, x.shape[-1])
 
 
 def _cases() -> list[Case]:
     import dspk
 
-    sos = _bandpass()
-    b, a = signal.butter(3, [300 / (FS / 2), 6000 / (FS / 2)], "bandpass")
-    taps = signal.firwin(129, [300, 6000], pass_zero=False, fs=FS)[None, :]
+    sos, b, a, taps = design()
     return [
         Case("sosfilt", lambda x, r: dspk.sosfilt(sos, x, runtime=r),
              lambda x: signal.sosfilt(sos, x)),
@@ -69,8 +114,8 @@ def _cases() -> list[Case]:
              lambda x: signal.filtfilt(b, a, x)),
         Case("oaconvolve-129", lambda x, r: dspk.oaconvolve(x, taps, axes=-1, runtime=r),
              lambda x: signal.oaconvolve(x, taps, axes=-1)),
-        Case("welch", lambda x, r: dspk.welch(x, fs=FS, nperseg=_segment(x), runtime=r),
-             lambda x: signal.welch(x, fs=FS, nperseg=_segment(x))),
+        Case("welch", lambda x, r: dspk.welch(x, fs=FS, nperseg=segment(x), runtime=r),
+             lambda x: signal.welch(x, fs=FS, nperseg=segment(x))),
         Case("hilbert", lambda x, r: dspk.hilbert(x, runtime=r), signal.hilbert),
         Case("resample_poly-1-3", lambda x, r: dspk.resample_poly(x, 1, 3, axis=-1, runtime=r),
              lambda x: signal.resample_poly(x, 1, 3, axis=-1)),
@@ -85,13 +130,14 @@ def _cases() -> list[Case]:
 
 @dataclass
 class Row:
-    """One measured comparison."""
+    """One measured comparison; ``peer`` labels the peer timed, such as "scipy" or "cupyx"."""
 
     op: str
     runtime: str
     channels: int
     samples: int
     dtype: str
+    peer: str
     dspk_ms: float
     peer_ms: float
     ratio: float
@@ -113,9 +159,83 @@ def copy_bandwidth(nbytes: int, repeat: int = 5) -> float:
     return 2 * source.nbytes / seconds
 
 
+def device_copy_bandwidth(backend: Any, x: Any, nbytes: int, repeat: int = 5) -> float | None:
+    """Bytes per second of the runtime's device copy (read plus write) of native ``x``.
+
+    Parameters
+    ----------
+    backend : dspk.plugin.Backend
+        The runtime's backend.
+    x : native array
+        The array to copy, ``nbytes`` bytes.
+    nbytes : int
+        Its size in bytes.
+    repeat : int
+        Timed copies, after one warm-up; the median counts.
+
+    Returns
+    -------
+    float or None
+        The bandwidth, or None when the backend has no device copy
+        (:meth:`dspk.plugin.Backend.bench_copy` returns None).
+    """
+    if backend.bench_copy(x) is None:
+        return None
+    backend.wait()
+
+    def copy():
+        backend.bench_copy(x)
+        backend.wait()
+
+    return 2 * nbytes / statistics.median(_timed(copy) for _ in range(repeat))
+
+
+def _peer(case: Case, backend: Any, x: np.ndarray, native: Any) -> tuple[str, Callable[[], Any]]:
+    """The peer's label and a call of it: the runtime's own on ``native``, else scipy on ``x``."""
+    supplied = backend.bench_peers().get(case.name)
+    if supplied is None:
+        return "scipy", lambda: case.peer(x)
+    label, peer = supplied
+
+    def call():
+        result = peer(native)
+        backend.wait()
+        return result
+
+    return label, call
+
+
 def measure(case: Case, runtime: str, channels: int, samples: int, dtype: str,
-            repeat: int, bandwidth: float) -> Row:
-    """Time ``case`` and its peer, interleaved, after a warm-up of each."""
+            repeat: int, bandwidth: float, copies: dict | None = None) -> Row:
+    """Time ``case`` and its peer, interleaved, after a warm-up of each.
+
+    Parameters
+    ----------
+    case : Case
+        The operation.
+    runtime : str
+        The runtime dspk runs on; its backend may supply the peer
+        (:meth:`dspk.plugin.Backend.bench_peers`) and the copy
+        (:meth:`dspk.plugin.Backend.bench_copy`).
+    channels, samples : int
+        The input's shape.
+    dtype : str
+        The input's dtype.
+    repeat : int
+        Timed runs of each; the medians count.
+    bandwidth : float
+        The host's copy bandwidth, bytes per second: the floor unless the
+        runtime has a device copy.
+    copies : dict, optional
+        Device copy bandwidths (or None) by ``(runtime, nbytes)``, filled
+        here when missing, so that a run measures each once.
+
+    Returns
+    -------
+    Row
+        The medians, the peer's label, the ratio and the bandwidths. A
+        runtime peer that fails gets NaN times and its label says why.
+    """
     x = np.random.default_rng(0).standard_normal((channels, samples)).astype(dtype)
     if case.layout == "sample-major":
         x = np.ascontiguousarray(x.T)
@@ -127,26 +247,36 @@ def measure(case: Case, runtime: str, channels: int, samples: int, dtype: str,
         backend.wait()
         return result
 
+    copies = {} if copies is None else copies
+    if (runtime, x.nbytes) not in copies:
+        copies[runtime, x.nbytes] = device_copy_bandwidth(backend, ours_x, x.nbytes)
+    floor = copies[runtime, x.nbytes] or bandwidth
     y = ours_call()
-    case.peer(x)
+    label, peer_call = _peer(case, backend, x, ours_x)
+    try:
+        peer_call()
+    except Exception as error:  # a runtime's peer that cannot run this case
+        if label == "scipy":
+            raise
+        label, peer_call = f"{label} (failed: {type(error).__name__})", None
     ours, theirs = [], []
     for _ in range(repeat):
         ours.append(_timed(ours_call))
-        theirs.append(_timed(lambda: case.peer(x)))
+        theirs.append(_timed(peer_call) if peer_call else math.nan)
     ours_s, theirs_s = statistics.median(ours), statistics.median(theirs)
     outputs = y if isinstance(y, tuple) else (y,)
     moved = x.nbytes + sum(dspk.to_numpy(out).nbytes for out in outputs)
-    return Row(case.name, runtime, channels, samples, dtype, ours_s * 1e3, theirs_s * 1e3,
-               theirs_s / ours_s, moved / ours_s / 1e9, moved / ours_s / bandwidth)
+    return Row(case.name, runtime, channels, samples, dtype, label, ours_s * 1e3,
+               theirs_s * 1e3, theirs_s / ours_s, moved / ours_s / 1e9, moved / ours_s / floor)
 
 
 def table(rows: list[Row]) -> str:
     """The rows as a Markdown table."""
-    lines = ["| op | runtime | shape | dtype | dspk ms | peer ms | ratio | GB/s | of copy |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| op | runtime | shape | dtype | peer | dspk ms | peer ms | ratio | GB/s | of copy |",
+             "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append(f"| {r.op} | {r.runtime} | {r.channels}x{r.samples} | {r.dtype} | "
-                     f"{r.dspk_ms:.1f} | {r.peer_ms:.1f} | {r.ratio:.2f}x | "
+                     f"{r.peer} | {r.dspk_ms:.1f} | {r.peer_ms:.1f} | {r.ratio:.2f}x | "
                      f"{r.gb_per_s:.2f} | {r.copy_fraction:.0%} |")
     return "\n".join(lines)
 
@@ -173,7 +303,7 @@ def plot(rows: list[Row], path: str) -> None:
     axes.axhline(1.0, color="black", linewidth=0.8)
     axes.set_xticks(np.arange(len(ops)) + 0.4 - width / 2, ops, rotation=30, ha="right")
     axes.set_ylabel("peer time / dspk time")
-    axes.set_title("dspk beside scipy (above 1: dspk is faster)")
+    axes.set_title("dspk beside its peers (above 1: dspk is faster)")
     axes.legend(fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
@@ -181,13 +311,19 @@ def plot(rows: list[Row], path: str) -> None:
 
 def run(ops: list[str] | None, runtimes: list[str], shapes: list[tuple[int, int]],
         dtypes: list[str], repeat: int, output: str | None, progress: bool = True) -> list[Row]:
-    """Benchmark every selected case; print the table as rows arrive; write JSON."""
+    """Benchmark every selected case; print the table as rows arrive; write JSON.
+
+    The JSON holds the rows (a failed runtime peer's times as null), the
+    host copy bandwidth by array size in bytes and, for runtimes with a
+    device copy, the device copy bandwidth by runtime and size.
+    """
     cases = {case.name: case for case in _cases()}
     unknown = sorted(set(ops or []) - set(cases))
     if unknown:
         raise ValueError(f"--ops names unknown operations {unknown}; known: {sorted(cases)}")
     selected = [cases[name] for name in (ops or cases)]
     bandwidths = {}
+    copies: dict[tuple[str, int], float | None] = {}
     rows = []
     if progress:
         print("\n".join(table([]).splitlines()), flush=True)
@@ -203,14 +339,20 @@ def run(ops: list[str] | None, runtimes: list[str], shapes: list[tuple[int, int]
                     continue
                 for case in selected:
                     row = measure(case, runtime, channels, samples, dtype, repeat,
-                                  bandwidths[nbytes])
+                                  bandwidths[nbytes], copies)
                     rows.append(row)
                     if progress:
                         print(table([row]).splitlines()[-1], flush=True)
     if output:
+        result = {"rows": [{k: None if isinstance(v, float) and math.isnan(v) else v
+                            for k, v in asdict(r).items()} for r in rows],
+                  "copy_bandwidth_gb_per_s": {str(k): v / 1e9 for k, v in bandwidths.items()}}
+        device = {}
+        for (name, size), value in copies.items():
+            if value is not None:
+                device.setdefault(name, {})[str(size)] = value / 1e9
+        if device:
+            result["device_copy_bandwidth_gb_per_s"] = device
         with open(output, "w") as file:
-            json.dump({"rows": [asdict(r) for r in rows],
-                       "copy_bandwidth_gb_per_s": {str(k): v / 1e9
-                                                   for k, v in bandwidths.items()}},
-                      file, indent=1)
+            json.dump(result, file, indent=1)
     return rows

@@ -219,7 +219,8 @@ def parser() -> argparse.ArgumentParser:
     tune.add_argument("--channels", type=int, nargs="+", default=[32, 64, 128, 384])
     tune.add_argument("--samples", type=int, nargs="+", default=[8192, 32768, 131072, 524288])
     tune.set_defaults(handler=_autotune)
-    bench = commands.add_parser("bench", help="time operations beside scipy, in one process")
+    bench = commands.add_parser(
+        "bench", help="time operations beside scipy or the runtime's own peers, in one process")
     bench.add_argument("--ops", nargs="+", default=None, help="operations (default: all)")
     bench.add_argument("--runtime", nargs="+", default=None,
                        help="runtimes (default: the current one)")

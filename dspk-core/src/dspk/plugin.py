@@ -346,8 +346,66 @@ class Backend(abc.ABC):
     def wait(self) -> None:
         """Block until the work submitted to the device is done; nothing by default.
 
-        ``dspk bench`` calls it after each timed call of an operation.
+        ``dspk bench`` calls it after each timed call of an operation, of a
+        runtime's peer (:meth:`bench_peers`) and of a device copy
+        (:meth:`bench_copy`).
         """
+
+    def bench_peers(self) -> Mapping[str, tuple[str, Callable[[Any], Any]]]:
+        """The runtime's own peers for ``dspk bench``, by bench case; none by default.
+
+        ``dspk bench`` times each operation beside a *peer*, the call a user
+        would otherwise make. Without a peer from the runtime it is the
+        scipy.signal (or scipy.fft) call on a host copy of the input. A GPU
+        runtime supplies the library its users would otherwise call on the
+        device (cupyx.scipy.signal for cuda); the bench then times that peer
+        on the same native array as dspk, calling :meth:`wait` after each
+        call, and labels the row with the peer's name.
+
+        Returns
+        -------
+        mapping of str to (str, callable)
+            Bench case name (see ``dspk.bench.case_names()``, such as
+            ``"sosfilt"`` or ``"oaconvolve-129"``) to ``(label, peer)``:
+            ``label`` names the peer in the table (such as ``"cupyx"``) and
+            ``peer(x)`` computes the case on ``x``, the native channels x
+            samples array (samples x channels for ``"sosfilt-axis0"``),
+            returning its result on the device. The cases' coefficients
+            are ``dspk.bench.design()``, welch's segment length
+            ``dspk.bench.segment(x)``.
+
+        Examples
+        --------
+        >>> class Toy(Backend):
+        ...     def device(self): return "toy"
+        ...     def fingerprint(self): return {}
+        ...     def variants(self, op): return []
+        >>> Toy().bench_peers()
+        {}
+        """
+        return {}
+
+    def bench_copy(self, x: Any) -> Any:
+        """Copy a native array on the device, for ``dspk bench``'s floor; None by default.
+
+        ``dspk bench`` reports dspk's bandwidth as a fraction of a memory copy
+        of the same size. A runtime that returns a copy here has that floor
+        measured on its device (the copy timed with :meth:`wait` after each
+        call); with None, the default, the bench uses the host's copy
+        bandwidth.
+
+        Parameters
+        ----------
+        x : native array
+            The bench's input, as :meth:`asarray` returned it.
+
+        Returns
+        -------
+        native array or None
+            A copy of ``x`` made on the device, or None when the runtime
+            has no device copy to measure.
+        """
+        return None
 
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Seconds per run of ``call``, ``repeat`` times, after one warm-up.

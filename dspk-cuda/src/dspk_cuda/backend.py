@@ -75,6 +75,16 @@ class CupyBackend(Backend):
         """Block until the current stream's work is done."""
         self.cupy.cuda.get_current_stream().synchronize()
 
+    def bench_peers(self):
+        """cupyx.scipy.signal, or cupy, for each bench case (see :mod:`dspk_cuda.peers`)."""
+        from dspk_cuda import peers
+
+        return peers.peers(self.cupy)
+
+    def bench_copy(self, x):
+        """A device copy of ``x``: the floor of the bench's "of copy"."""
+        return x.copy()
+
     def time(self, call, repeat: int) -> list[float]:
         """Seconds per run from device events, after one warm-up run (the tuner takes the median)."""
         return device.time_events(self.cupy, call, repeat)
