@@ -1,7 +1,7 @@
 """The ``fft`` kernel on scipy.fft (pocketfft).
 
 Variants: the whole array in one call, pocketfft's own threads sharing out
-its rows; one slice of channels per thread; and, for real FFTs of even
+its rows; one slice of channels per thread; one thread (small arrays); and, for real FFTs of even
 length, both of these through complex FFTs of half the length
 (:mod:`dspk_cpu.spectral_halfsize`), other transforms as the first two.
 """
@@ -26,6 +26,12 @@ _TRANSFORMS = {"rfft": fft.rfft, "irfft": fft.irfft, "fft": fft.fft, "ifft": fft
 def transform(x, axis, n, kind, norm, workers=None):
     """One of scipy.fft's transforms along ``axis``; ``workers`` defaults to all threads."""
     return _TRANSFORMS[kind](x, n, axis=axis, norm=norm, workers=workers or threads())
+
+
+def transform_one_thread(x, axis, n, kind, norm):
+    """:func:`transform` on the calling thread: for small arrays, where starting
+    pocketfft's threads costs more than they save."""
+    return transform(x, axis, n, kind, norm, workers=1)
 
 
 def transform_channel_threads(x, axis, n, kind, norm):
@@ -69,4 +75,5 @@ FFT = [
     Variant("half-length", transform_halfsize, SOURCE),
     Variant("half-length-channel-threads", transform_halfsize_channel_threads, SOURCE),
     Variant("channel-threads", transform_channel_threads, SOURCE),
+    Variant("one-thread", transform_one_thread, SOURCE),
 ]

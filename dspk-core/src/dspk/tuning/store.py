@@ -20,6 +20,7 @@ with a :class:`TuningCacheWarning` and tuned again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -43,7 +44,15 @@ class TuningCacheWarning(UserWarning):
 
 def cache_root() -> Path:
     """``DSPK_CACHE_DIR``, else the user cache directory of dspk (read on each call)."""
-    return Path(os.environ.get("DSPK_CACHE_DIR") or platformdirs.user_cache_dir("dspk"))
+    return _cache_root(os.environ.get("DSPK_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+                       os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_root(chosen: str | None, xdg_cache_home: str | None, home: str | None) -> Path:
+    """The root for these values of the variables it depends on (platformdirs costs
+    tens of microseconds, a small call's whole overhead)."""
+    return Path(chosen or platformdirs.user_cache_dir("dspk"))
 
 
 def _slug(params: Mapping[str, Any]) -> str:
