@@ -93,11 +93,28 @@ def test_array_round_trip_and_protocol(backend, rng):
     np.testing.assert_array_equal(np.asarray(x.astype(np.float32)), host)
 
 
-def test_float64_is_refused_never_downcast(backend):
-    with pytest.raises(TypeError, match="float32 and never downcasts"):
-        backend.asarray(np.zeros(4))
-    with pytest.raises(TypeError, match="float32 and never downcasts"):
-        backend.asarray(np.zeros(4, np.float32)).astype(np.float64)
+def test_float64_needs_shader_f64_and_is_never_downcast(backend):
+    from types import SimpleNamespace
+
+    from dspk_wgpu.arrays import check_dtype
+    if backend.gpu.f64:
+        for dtype in (np.float64, np.complex128):
+            host = np.arange(6).reshape(2, 3) / 3
+            host = (host + 1j * host / 7 if dtype == np.complex128 else host).astype(dtype)
+            x = backend.asarray(host)
+            assert x.dtype == dtype
+            np.testing.assert_array_equal(np.asarray(x), host)
+            np.testing.assert_array_equal(np.asarray(x.T.copy()), host.T)
+            np.testing.assert_array_equal(np.asarray(x[:, ::-2]), host[:, ::-2])
+        assert backend.asarray(np.zeros(4, np.float32)).astype(np.float64).dtype == np.float64
+    else:
+        with pytest.raises(TypeError, match="shader-f64.*never downcasts silently"):
+            backend.asarray(np.zeros(4))
+    without = SimpleNamespace(f64=False)
+    with pytest.raises(TypeError, match="shader-f64.*never downcasts silently"):
+        check_dtype(np.float64, without)
+    with pytest.raises(TypeError, match="shader-f64.*never downcasts silently"):
+        check_dtype(np.complex128, without)
     with pytest.raises(TypeError, match="holds float32 and complex64 arrays"):
         backend.asarray(np.zeros(4, np.int32))
 

@@ -76,13 +76,19 @@ def select_adapter() -> Any:
     return adapter
 
 
+#: Optional features the device is opened with where the adapter offers them:
+#: timestamps for the tuner, and 64-bit floats in shaders for float64 kernels.
+FEATURES = ("timestamp-query", "shader-f64")
+
+
 def open_device(adapter: Any) -> Any:
-    """A device with the adapter's largest storage-buffer limits."""
+    """A device with the adapter's largest storage-buffer limits and the :data:`FEATURES`
+    it offers."""
     limits = adapter.limits
     wanted = {key: limits[key] for key in
               ("max-storage-buffer-binding-size", "max-buffer-size",
                "max-compute-workgroup-storage-size") if key in limits}
-    features = [name for name in ("timestamp-query",) if name in adapter.features]
+    features = [name for name in FEATURES if name in adapter.features]
     try:
         return adapter.request_device_sync(required_limits=wanted, required_features=features)
     except Exception as exc:  # noqa: BLE001 (any refusal means no device)

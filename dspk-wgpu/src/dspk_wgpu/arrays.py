@@ -1,4 +1,5 @@
-"""WgpuArray: a float32 or complex64 array in a GPU storage buffer, as the core sees arrays.
+"""WgpuArray: a float32 or complex64 array (float64 or complex128 where the device has
+64-bit floats in shaders) in a GPU storage buffer, as the core sees arrays.
 
 A WgpuArray is a strided view of one buffer (an element offset, a shape and
 element strides), so ``reshape`` of contiguous data, ``transpose`` and basic
@@ -16,23 +17,34 @@ from dspk.plugin import UnsupportedDtype
 
 from dspk_wgpu.gpu import Dispatch, Gpu
 
-#: The dtypes the kernels compute in: complex64 is two interleaved float32
-#: (``vec2<f32>`` in WGSL), and its strides and offsets count complex elements.
+#: The dtypes the kernels compute in on every device: complex64 is two
+#: interleaved float32 (``vec2<f32>`` in WGSL), and its strides and offsets
+#: count complex elements.
 SUPPORTED = (np.dtype(np.float32), np.dtype(np.complex64))
+
+#: The dtypes the kernels also compute in where the device has ``shader-f64``
+#: (:attr:`dspk_wgpu.gpu.Gpu.f64`): float64, and complex128 (``vec2<f64>``).
+SUPPORTED_F64 = (np.dtype(np.float64), np.dtype(np.complex128))
+
+
+def supported(gpu: Gpu) -> tuple[np.dtype, ...]:
+    """The dtypes the kernels compute in on ``gpu``'s device."""
+    return SUPPORTED + (SUPPORTED_F64 if gpu.f64 else ())
 
 
 def check_dtype(dtype: Any, gpu: Gpu) -> np.dtype:
-    """``dtype`` if the kernels compute in it, else a :class:`TypeError` that says why."""
+    """``dtype`` if the kernels compute in it on ``gpu``, else a :class:`TypeError` that
+    says why (:class:`dspk.plugin.UnsupportedDtype`)."""
     dtype = np.dtype(dtype)
-    if dtype in SUPPORTED:
+    if dtype in supported(gpu):
         return dtype
-    if dtype in (np.float64, np.complex128):
-        has = "offers" if "shader-f64" in gpu.adapter.features else "does not offer"
+    if dtype in SUPPORTED_F64:
         raise UnsupportedDtype(
-            "the wgpu runtime computes in float32 and never downcasts silently; float64 "
-            f"kernels are not written yet (this adapter {has} 64-bit floats in shaders). "
-            "Pass float32 data, or use runtime='cpu' for float64")
-    raise UnsupportedDtype(f"the wgpu runtime holds float32 and complex64 arrays; got dtype {dtype}")
+            f"the wgpu runtime computes {dtype} only where the adapter offers 64-bit floats "
+            "in shaders (the shader-f64 feature), and this one does not; it never "
+            "downcasts silently. Pass float32 data, or use runtime='cpu' for float64")
+    raise UnsupportedDtype(f"the wgpu runtime holds float32 and complex64 arrays (float64 and "
+                           f"complex128 with shader-f64); got dtype {dtype}")
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -48,25 +60,28 @@ _COPY_GROUP, _COPY_GROUPS = 256, 65535
 
 
 def _strided_copy(view: WgpuArray, out: WgpuArray) -> list[Dispatch]:
-    """Dispatches copying ``view`` (up to 4 float dimensions) densely into ``out``."""
-    words = 2 if view.dtype.kind == "c" else 1
-    shape = list(view.shape) + ([2] if words == 2 else [])
-    strides = [s * words for s in view.element_strides] + ([1] if words == 2 else [])
+    """Dispatches copying ``view`` (up to 4 dimensions, 3 for elements of several 32-bit
+    words) densely into ``out``, word by word."""
+    words = view.dtype.itemsize // 4
+    shape = list(view.shape) + ([words] if words > 1 else [])
+    strides = [s * words for s in view.element_strides] + ([1] if words > 1 else [])
     if len(shape) > 4:
-        raise ValueError(f"WgpuArray copies views of up to {4 - (words - 1)} dimensions; "
-                         f"got {view.ndim}")
+        raise ValueError(f"WgpuArray copies views of up to {4 - (words > 1)} dimensions "
+                         f"of {view.dtype}; got {view.ndim}")
     shape = [1] * (4 - len(shape)) + shape
     strides = [0] * (4 - len(strides)) + strides
     total = math.prod(shape)
     per_dispatch = _COPY_GROUP * _COPY_GROUPS
-    return [Dispatch("copy_strided", (total, view.offset * words, first, 0, *shape, *strides),
+    return [Dispatch("copy_strided", "f32",
+                     (total, view.offset * words, first, 0, *shape, *strides),
                      (view.buffer, out.buffer),
                      (math.ceil(min(per_dispatch, total - first) / _COPY_GROUP), 1, 1))
             for first in range(0, total, per_dispatch)]
 
 
 class WgpuArray:
-    """A strided view of a float32 or complex64 storage buffer on the wgpu runtime's device.
+    """A strided view of a storage buffer of one of the dtypes of :func:`supported`, on the
+    wgpu runtime's device.
 
     Parameters
     ----------
@@ -77,7 +92,7 @@ class WgpuArray:
     shape : tuple of int
         The view's shape.
     dtype : numpy.dtype
-        float32 or complex64.
+        float32 or complex64; float64 or complex128 where the device has ``shader-f64``.
     strides : tuple of int, optional
         Element (not byte) strides; C-contiguous by default.
     offset : int, optional
@@ -148,7 +163,7 @@ class WgpuArray:
                          self.offset if offset is None else offset)
 
     def astype(self, dtype: Any, copy: bool = True) -> WgpuArray:
-        """The same data as ``dtype`` (float32 or complex64)."""
+        """The same data as ``dtype`` (one of :func:`supported`)."""
         dtype = check_dtype(dtype, self.gpu)
         if dtype != self.dtype:
             return WgpuArray.from_numpy(self.gpu, self.to_numpy().astype(dtype))

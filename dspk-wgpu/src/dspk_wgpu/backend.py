@@ -11,7 +11,7 @@ import numpy as np
 from dspk.plugin import Backend, Problem, Variant
 
 from dspk_wgpu.adapter import describe, open_device, select_adapter
-from dspk_wgpu.arrays import SUPPORTED
+from dspk_wgpu.arrays import SUPPORTED_F64, supported
 
 
 class WgpuBackend(Backend):
@@ -37,9 +37,12 @@ class WgpuBackend(Backend):
         self.gpu = Gpu(adapter, open_device(adapter))
         self._array_type = WgpuArray
         self._variants = {}
-        for family in (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
-                       multichannel):
+        families = (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
+                    multichannel)
+        for family in families:
             self._variants.update(family.VARIANTS)
+        #: Whether every family's kernels compute float64 (where the device can).
+        self._float64 = all(getattr(family, "FLOAT64", False) for family in families)
 
     def device(self) -> str:
         return describe(self.gpu.adapter)
@@ -56,12 +59,18 @@ class WgpuBackend(Backend):
         return self._variants.get(op, [])
 
     def asarray(self, x: np.ndarray) -> Any:
-        """Copy a float32 host array to the device; other dtypes raise TypeError."""
+        """Copy a host array to the device: float32 or complex64, and float64 or complex128
+        where the device has ``shader-f64``; other dtypes raise TypeError."""
         return self._array_type.from_numpy(self.gpu, np.asarray(x))
 
     def computes(self, dtype: Any) -> bool:
-        """float32 and complex64 only (see :func:`dspk_wgpu.arrays.check_dtype`)."""
-        return np.dtype(dtype) in SUPPORTED
+        """float32 and complex64; float64 and complex128 too where the device has
+        ``shader-f64`` and every operation's kernels compute them (see
+        :func:`dspk_wgpu.arrays.check_dtype`)."""
+        dtype = np.dtype(dtype)
+        if dtype in SUPPORTED_F64 and not self._float64:
+            return False
+        return dtype in supported(self.gpu)
 
     def max_array_bytes(self) -> int:
         """The device's largest storage-buffer binding (``Gpu.max_binding``)."""

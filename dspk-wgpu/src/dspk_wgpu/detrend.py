@@ -65,7 +65,8 @@ class ChunkSums:
         offset, x_sc, x_st = layout.addressing(x, axis)
         self.x_addressing = (offset, x_sc, x_st)
         self.dispatches = [
-            Dispatch("detrend_sums", (self.channels, self.components, first, *self.x_addressing),
+            Dispatch("detrend_sums", "f32",
+                     (self.channels, self.components, first, *self.x_addressing),
                      (self.chunks, x.buffer, self.sums), (count, self.channels, 1))
             for first, count in layout.batches(len(self.table))]
 
@@ -77,6 +78,7 @@ class ChunkSums:
 
 def detrend_chunks(x, axis, kind, bp):
     """detrend kernel: chunk sums, then each piece's mean (and slope) subtracted."""
+    layout.float32_only("detrend", x)
     sums = ChunkSums(x, axis, bp)
     y = layout.output_like(x, axis, x.shape[axis])
     _, y_sc, y_st = layout.addressing(y, axis)
@@ -85,7 +87,7 @@ def detrend_chunks(x, axis, kind, bp):
     dispatches = list(sums.dispatches)
     for first, count in layout.batches(len(sums.table)):
         params = (sums.channels, sums.components, first, offset, x_sc, x_st, y_sc, y_st, linear)
-        dispatches.append(Dispatch("detrend_apply", params,
+        dispatches.append(Dispatch("detrend_apply", "f32", params,
                                    (sums.chunks, sums.sums, x.buffer, y.buffer),
                                    (count, sums.channels, 1)))
     x.gpu.run(dispatches)

@@ -44,7 +44,6 @@ device: ``plan`` turns one transform between two :class:`View` s into dispatches
 from __future__ import annotations
 
 import math
-import struct
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +53,7 @@ from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import Dispatch, Gpu, shader_source
+from dspk_wgpu.gpu import Dispatch, Gpu, real_words, shader_source
 
 #: Invocations per workgroup of every FFT shader.
 WORKGROUP = 256
@@ -108,10 +107,6 @@ class View:
         """Complex rows of ``rows_length`` elements, back to back, ``length`` of them used."""
         return cls(buffer, 0, rows_length, 1,
                    rows_length if length is None else length, True)
-
-
-def _float_bits(value: float) -> int:
-    return struct.unpack("<i", struct.pack("<f", value))[0]
 
 
 def grid(invocations: int) -> tuple[int, int, int]:
@@ -268,7 +263,7 @@ def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
     params = (n, table.length // n, transforms, per_group, inner_count, *load, *store,
               int(inverse), out_twiddle, order, 0, 0)
     groups = math.ceil(transforms / per_group)
-    return Dispatch("fft_stockham", params, (table.buffer, src, dst),
+    return Dispatch("fft_stockham", "f32", params, (table.buffer, src, dst),
                     grid(groups * WORKGROUP))
 
 
@@ -280,7 +275,7 @@ def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
         for radix in radices(n):
             params = (n, table.length // n, rows, 0, 0, 0, 0, 0, 0, 0, 0, int(inverse),
                       0, 0, 1, span)
-            dispatches.append(Dispatch("fft_stockham", params, (table.buffer, data, spare),
+            dispatches.append(Dispatch("fft_stockham", "f32", params, (table.buffer, data, spare),
                                        grid(rows * n // radix)))
             data, spare, span = spare, data, span * radix
         return dispatches, data
@@ -300,7 +295,7 @@ def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
 
 
 def _pointwise(table, src, dst, rows, length, in_len, in_rs):
-    return Dispatch("fft_pointwise", (rows, length, in_len, in_rs), (table, src, dst),
+    return Dispatch("fft_pointwise", "f32", (rows, length, in_len, in_rs), (table, src, dst),
                     grid(rows * length))
 
 
@@ -354,20 +349,21 @@ def _gather(gpu, mode, rows, length, src: View):
     work = gpu.zeros(rows * length * 8)
     params = (mode, int(src.is_complex), rows, length, src.offset, src.row_stride, src.step,
               src.length, src.shift)
-    return Dispatch("fft_gather", params, (src.buffer, work), grid(rows * length)), work
+    return Dispatch("fft_gather", "f32", params, (src.buffer, work), grid(rows * length)), work
 
 
 def _scatter(mode, rows, work, work_rs, dst: View, scale):
     params = (mode, rows, dst.length, work_rs, dst.shift, dst.offset, dst.row_stride, dst.step,
-              _float_bits(scale))
-    return Dispatch("fft_scatter", params, (work, dst.buffer), grid(rows * dst.length))
+              *real_words(scale, "f32"))
+    return Dispatch("fft_scatter", "f32", params, (work, dst.buffer), grid(rows * dst.length))
 
 
 def _real(mode, table, rows, half, src: View, dst: View, scale=1.0):
-    params = (mode, rows, half, _float_bits(scale), src.offset, src.row_stride, src.step,
-              src.length, dst.offset, dst.row_stride, dst.step)
+    high, mid, low = real_words(scale, "f32")
+    params = (mode, rows, half, high, src.offset, src.row_stride, src.step,
+              src.length, dst.offset, dst.row_stride, dst.step, mid, low)
     width = half + 1 if mode == 0 else half
-    return Dispatch("fft_real", params, (table, src.buffer, dst.buffer), grid(rows * width))
+    return Dispatch("fft_real", "f32", params, (table, src.buffer, dst.buffer), grid(rows * width))
 
 
 def plan(gpu: Gpu, strategy: str, kind: str, n: int, norm: str, rows: int,
@@ -422,6 +418,7 @@ def output_length(kind: str, n: int) -> int:
 
 
 def _transform(strategy, x, axis, n, kind, norm):
+    layout.float32_only("fft", x)
     rows = x.shape[1 - axis]
     y = layout.output_like(x, axis, output_length(kind, n),
                            np.float32 if kind == "irfft" else np.complex64)

@@ -49,10 +49,11 @@ def zero_phase(plan, cascade: Cascade, x, axis: int, padtype, padlen: int, zi):
     WgpuArray
         The zero-phase result, C-contiguous, in ``x``'s orientation.
     """
+    layout.precision_of(x, cascade.rows, zi)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     pad = 0 if padtype is None else padlen
     extended = samples + 2 * pad
-    forward_out = x.gpu.empty(channels * extended * 4)
+    forward_out = x.gpu.empty(channels * extended * x.dtype.itemsize)
     y = layout.output_like(x, axis, samples)
     steady = layout.dense(zi).buffer
     _, y_sc, y_st = layout.addressing(y, axis)
@@ -81,6 +82,9 @@ def sections_fit(problem) -> bool:
     """Whether a sosfiltfilt problem's sections fit one shader pass."""
     return problem.param("sections", 1) <= iir.MAX_SECTIONS
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 SOURCE = source_hash(sys.modules[__name__], iir.SOURCE)
 

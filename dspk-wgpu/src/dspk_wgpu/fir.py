@@ -47,6 +47,7 @@ BLOCK_OVER_TAPS = 4
 
 def convolve_direct(x, h, axis):
     """convolve kernel: full convolution of each channel with its row of ``h``."""
+    layout.float32_only("convolve", x, h)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     rows, taps = h.shape
     out_len = samples + taps - 1
@@ -60,8 +61,8 @@ def convolve_direct(x, h, axis):
         for tile0, tiles in layout.batches(math.ceil(out_len / TILE)):
             params = (samples, taps, rows, out_len, tap0, tap_count, int(tap0 > 0), x_offset,
                       x_sc, x_st, y_sc, y_st, h_offset, h_sr, h_st, tile0)
-            dispatches.append(Dispatch("convolve_direct", params, (x.buffer, h.buffer, y.buffer),
-                                       (tiles, channels, 1)))
+            dispatches.append(Dispatch("convolve_direct", "f32", params,
+                                       (x.buffer, h.buffer, y.buffer), (tiles, channels, 1)))
     x.gpu.run(dispatches)
     return y
 
@@ -83,6 +84,7 @@ def block_length(taps: int, out_len: int) -> int:
 
 def convolve_overlap_save(x, h, axis):
     """convolve kernel: FFT overlap-save of each channel with its row of ``h``."""
+    layout.float32_only("convolve", x, h)
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     taps = h.shape[1]
@@ -110,7 +112,7 @@ def _multiply(spectrum, taps_spectrum, blocks, first, end):
     x_offset, x_sr, _ = layout.addressing(spectrum, 1)
     h_offset, h_sr, _ = layout.addressing(taps_spectrum, 1)
     return [
-        Dispatch("convolve_spectra",
+        Dispatch("convolve_spectra", "f32",
                  (bins, blocks, first, first + row0, end, taps_spectrum.shape[0], x_offset, x_sr,
                   h_offset, h_sr),
                  (taps_spectrum.buffer, spectrum.buffer), grid)
@@ -128,7 +130,7 @@ def _keep(frames, y, axis, taps, blocks, keep, first, end):
         t_end = min(out_len, (end - c_begin * blocks) * keep)
     _, y_sc, y_st = layout.addressing(y, axis)
     return [
-        Dispatch("convolve_keep",
+        Dispatch("convolve_keep", "f32",
                  (keep, taps, blocks, out_len, first, first, end, frames.shape[1], frames.offset,
                   y_sc, y_st, c_begin + c0, t_begin),
                  (frames.buffer, y.buffer), grid)

@@ -35,12 +35,14 @@ _ANALYTIC, _WEIGHTS, _ROTATION = 0, 1, 2
 
 
 def _multiply(mode, table, spectrum, rows, count, row_stride, n=0):
-    return Dispatch("fourier_spectrum", (mode, rows, count, row_stride, n), (table, spectrum),
+    return Dispatch("fourier_spectrum", "f32", (mode, rows, count, row_stride, n),
+                    (table, spectrum),
                     fft.grid(rows * count))
 
 
 def analytic(x, axis, n, strategy="workgroup"):
     """hilbert kernel: the analytic signal of every channel from its ``n``-point FFT."""
+    layout.float32_only("hilbert", x)
     gpu, rows = x.gpu, x.shape[1 - axis]
     y = layout.output_like(x, axis, n, np.complex64)
     spectrum = gpu.zeros(rows * n * 8)
@@ -56,6 +58,7 @@ def analytic(x, axis, n, strategy="workgroup"):
 
 def resample(x, axis, num, weights, strategy="workgroup"):
     """resample kernel: ``irfft(rfft(x)[:m] * weights, num)`` along ``axis``."""
+    layout.float32_only("resample", x, weights)
     gpu, rows, n = x.gpu, x.shape[1 - axis], x.shape[axis]
     bins, kept = n // 2 + 1, weights.shape[0]
     y = layout.output_like(x, axis, num)
@@ -72,6 +75,7 @@ def resample(x, axis, num, weights, strategy="workgroup"):
 
 def shift_phase(x, axis, shifts, margin, strategy="workgroup"):
     """phase_shift kernel: each channel delayed by its (fractional) shift through a padded FFT."""
+    layout.float32_only("phase_shift", x)
     gpu, rows, n = x.gpu, x.shape[1 - axis], x.shape[axis]
     length = n + 2 * margin
     bins = length // 2 + 1

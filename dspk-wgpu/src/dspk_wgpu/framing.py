@@ -121,7 +121,7 @@ def frame_rows(x: WgpuArray, axis: int, window: WgpuArray | None, plan: Segmenta
                                                                         else 0)
     window_buffer = x.buffer if window is None else layout.dense(window).buffer
     dispatches = [
-        Dispatch("framing_segments",
+        Dispatch("framing_segments", "f32",
                  (x.shape[axis], plan.left, plan.right, BOUNDARIES[plan.boundary], plan.step,
                   plan.nperseg, plan.nfft, DETRENDS[plan.detrend], plan.segments, offset,
                   channel_stride, time_stride, first + row0, flags, first),
@@ -154,6 +154,7 @@ def _bins(nfft: int, sides: str) -> int:
 
 def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, value):
     """stft kernel: fused framing, batched FFT, weights and value, in blocks of segments."""
+    layout.float32_only("stft", x, window)
     gpu = x.gpu
     nperseg = window.shape[0]
     channels, samples = x.shape[1 - axis], x.shape[axis]
@@ -170,7 +171,7 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
     for first, end in row_blocks(total, block_rows(gpu, nfft)):
         spectrum, dispatches = spectra(x, axis, window, plan, sides, first, end)
         z_offset, z_sr, z_sb = layout.addressing(spectrum, 1)
-        finish = [Dispatch("framing_values",
+        finish = [Dispatch("framing_values", "f32",
                            (bins, segments, first, first + row0, end, VALUES[value], out_sc,
                             out_sb, out_ss, z_offset, z_sr, z_sb,
                             nfft if sides == "onesided" else 0),
@@ -188,8 +189,7 @@ def _unwrap(z: WgpuArray, lines: int, segments: int, bins: int, strides) -> None
     dispatches = []
     for bin_begin in range(0, bins, LOOP_BUDGET):
         for line0, count in layout.batches(math.ceil(lines / WORKGROUP)):
-            dispatches.append(Dispatch(
-                "framing_unwrap",
+            dispatches.append(Dispatch("framing_unwrap", "f32",
                 (lines, segments, bin_begin, min(bins, bin_begin + LOOP_BUDGET), *strides,
                  line0 * WORKGROUP),
                 (carry, z.buffer), (count, 1, 1)))
@@ -211,6 +211,7 @@ def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
     The mean walks the segment table in blocks of rows; the median in blocks
     of whole channels.
     """
+    layout.float32_only("csd", x, y, window)
     gpu = x.gpu
     plan = _csd_plan(x, y, axis, window, step, nfft, detrend)
     channels = max(x.shape[1 - axis], 1 if y is None else y.shape[1 - axis])
@@ -250,8 +251,7 @@ def _mean_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides
         row_begin, row_end = first + row_begin, first + row_end
         c_begin, c_end = row_begin // segments, (row_end - 1) // segments + 1
         for c0, grid in element_grid(bins, c_end - c_begin):
-            dispatches.append(Dispatch(
-                "framing_mean",
+            dispatches.append(Dispatch("framing_mean", "f32",
                 (bins, segments, first, row_begin, row_end, int(ys is not None), *out_strides,
                  c_begin + c0, *addressing),
                 (*buffers, p.buffer), grid))
@@ -268,8 +268,7 @@ def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strid
             for c0, grid in element_grid(bins, c_end - c_begin):
                 if c0:
                     raise ValueError("csd median: more than 65535 channels in one block")
-                dispatches.append(Dispatch(
-                    "framing_median",
+                dispatches.append(Dispatch("framing_median", "f32",
                     (bins, segments, c_begin, step, seg_begin, seg_end, int(ys is not None),
                      *out_strides, *addressing),
                     (*buffers, state, p.buffer), grid))
@@ -280,6 +279,7 @@ def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strid
 
 def istft_overlap_add(z, window, step, nfft, sides, divisor, trim):
     """istft kernel: gather, batched inverse FFT, and overlap-add as a gather per sample."""
+    layout.float32_only("istft", z, window)
     gpu = z.gpu
     channels, bins, segments = z.shape
     nperseg = window.shape[0]
@@ -290,7 +290,7 @@ def istft_overlap_add(z, window, step, nfft, sides, divisor, trim):
     z_sc, z_sb, z_ss = z.element_strides
     for first, end in row_blocks(channels * segments, block_rows(gpu, max(bins, nfft))):
         rows = WgpuArray.empty(gpu, (end - first, bins), np.complex64)
-        gather = [Dispatch("framing_gather",
+        gather = [Dispatch("framing_gather", "f32",
                            (bins, segments, first, first + row0, end, z.offset, z_sc, z_sb, z_ss),
                            (z.buffer, rows.buffer), grid)
                   for row0, grid in element_grid(bins, end - first)]
@@ -310,7 +310,7 @@ def _overlap_add_dispatches(frames, window, divisor, x, segments, step, trim, fi
         s_begin, s_end = first - c_begin * segments, end - c_begin * segments
         u_begin = max(trim, s_begin * step)
         u_end = min(trim + out_len, (s_end - 1) * step + nperseg)
-    return [Dispatch("framing_overlap_add",
+    return [Dispatch("framing_overlap_add", "f32",
                      (nperseg, step, segments, trim, out_len, first, first, end,
                       int(complex_frames), frames.shape[1], c_begin + c0, u_begin),
                      (frames.buffer, window.buffer, divisor.buffer, x.buffer), grid)

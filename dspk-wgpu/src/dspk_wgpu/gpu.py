@@ -1,9 +1,18 @@
 """The opened device: buffers, shader pipelines made once, and batches of dispatches.
 
 Kernels describe their work as a list of :class:`Dispatch` (a pipeline, its
-integer parameters, its storage buffers and a workgroup grid) and run it with
-:meth:`Gpu.run`: one command buffer, with every dispatch's parameters packed
-into one uniform buffer at aligned offsets.
+precision, its integer parameters, its storage buffers and a workgroup grid)
+and run it with :meth:`Gpu.run`: one command buffer, with every dispatch's
+parameters packed into one uniform buffer at aligned offsets.
+
+Shaders are written once for either precision: their floating-point type is
+``real`` (complex numbers are ``vec2<real>``). :meth:`Gpu.pipeline` compiles a
+shader for ``"f32"`` or ``"f64"`` by putting ``alias real = f32;`` (or
+``f64``) and the precision's constants (:func:`prelude`) before its text, and
+keeps one pipeline per (shader, precision). ``"f64"`` needs a device opened
+with the ``shader-f64`` feature (:attr:`Gpu.f64`). Vulkan has no 64-bit sine,
+cosine, exponential or logarithm, so no shader uses them on ``real``: such
+tables are computed on the host in float64 and uploaded.
 """
 
 from __future__ import annotations
@@ -28,9 +37,71 @@ LOOP_BUDGET = 16384
 PARAM_FIELDS = 16
 
 
+#: The WGSL type of each precision, by the NumPy dtypes computed in it.
+PRECISIONS = {np.dtype(np.float32): "f32", np.dtype(np.complex64): "f32",
+              np.dtype(np.float64): "f64", np.dtype(np.complex128): "f64"}
+
+#: Bytes of one real number in each precision.
+REAL_BYTES = {"f32": 4, "f64": 8}
+
+
+def precision(dtype: Any) -> str:
+    """``"f32"`` for float32 and complex64, ``"f64"`` for float64 and complex128.
+
+    Examples
+    --------
+    >>> precision(np.complex128), precision("float32")
+    ('f64', 'f32')
+    """
+    return PRECISIONS[np.dtype(dtype)]
+
+
+def real_dtype(real: str, is_complex: bool = False) -> np.dtype:
+    """The NumPy dtype of a precision's real (or complex) numbers.
+
+    Examples
+    --------
+    >>> real_dtype("f64", is_complex=True)
+    dtype('complex128')
+    """
+    if real == "f64":
+        return np.dtype(np.complex128 if is_complex else np.float64)
+    return np.dtype(np.complex64 if is_complex else np.float32)
+
+
+def real_words(value: float, real: str) -> tuple[int, int, int]:
+    """``value`` as three int32 parameter words, the bits of three float32 numbers
+    whose sum, in the shader's precision, is ``value`` rounded to it.
+
+    A float32 shader gets ``value`` rounded to float32 and two zeros; a float64
+    shader gets ``hi + mid + lo`` with each part the float32 rounding of what
+    the parts before leave, exact for a float64 ``value`` (in float32's range).
+
+    Examples
+    --------
+    >>> words = real_words(1 / 3, "f64")
+    >>> parts = np.array(words, np.int32).view(np.float32).astype(np.float64)
+    >>> float(parts[0] + parts[1] + parts[2]) == 1 / 3
+    True
+    """
+    value = float(value)
+    parts = []
+    for _ in range(3 if real == "f64" else 1):
+        part = np.float32(value)
+        parts.append(part)
+        value -= float(part)
+    parts += [np.float32(0.0)] * (3 - len(parts))
+    return tuple(int(w) for w in np.array(parts, np.float32).view(np.int32))
+
+
 def shader_source(name: str) -> str:
-    """The text of ``shaders/<name>.wgsl``."""
+    """The text of ``shaders/<name>.wgsl``, written on the type ``real``."""
     return files("dspk_wgpu").joinpath("shaders", f"{name}.wgsl").read_text()
+
+
+def prelude(real: str) -> str:
+    """The lines put before a shader's text to compile it in precision ``real``."""
+    return f"alias real = {real};\n"
 
 
 @dataclass
@@ -41,6 +112,9 @@ class Dispatch:
     ----------
     pipeline : str
         Shader name (``shaders/<name>.wgsl``, entry point ``main``).
+    real : str
+        The precision the shader is compiled in: ``"f32"`` or ``"f64"``
+        (see :func:`precision`).
     params : sequence of int
         The shader's ``Params`` fields in order (at most 16, int32).
     buffers : sequence of GPUBuffer
@@ -50,6 +124,7 @@ class Dispatch:
     """
 
     pipeline: str
+    real: str
     params: tuple[int, ...]
     buffers: tuple[Any, ...]
     grid: tuple[int, int, int]
@@ -65,7 +140,7 @@ class Gpu:
     #: The largest buffer a shader binds, in bytes: the device's
     #: ``max-storage-buffer-binding-size`` unless lowered (tests do).
     max_binding: int = 0
-    _pipelines: dict[str, Any] = field(default_factory=dict)
+    _pipelines: dict[tuple[str, str], Any] = field(default_factory=dict)
     _fence: Any = None
     #: While :meth:`timed` runs: the buffers each compute pass resolves its
     #: start and end timestamps into.
@@ -75,6 +150,11 @@ class Gpu:
     def __post_init__(self):
         if not self.max_binding:
             self.max_binding = int(self.device.limits["max-storage-buffer-binding-size"])
+
+    @property
+    def f64(self) -> bool:
+        """Whether shaders compute in float64 here (the device has ``shader-f64``)."""
+        return "shader-f64" in self.device.features
 
     @property
     def timestamps(self) -> bool:
@@ -99,13 +179,20 @@ class Gpu:
     def queue(self) -> Any:
         return self.device.queue
 
-    def pipeline(self, name: str) -> Any:
-        """The compute pipeline of ``shaders/<name>.wgsl``, compiled on first use."""
-        if name not in self._pipelines:
-            module = self.device.create_shader_module(code=shader_source(name), label=name)
-            self._pipelines[name] = self.device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"}, label=name)
-        return self._pipelines[name]
+    def pipeline(self, name: str, real: str = "f32") -> Any:
+        """The compute pipeline of ``shaders/<name>.wgsl`` in precision ``real``,
+        compiled on first use."""
+        key = (name, real)
+        if key not in self._pipelines:
+            if real not in REAL_BYTES or (real == "f64" and not self.f64):
+                raise ValueError(f"shader {name!r}: precision {real!r} is not available "
+                                 "on this device")
+            label = f"{name}[{real}]"
+            module = self.device.create_shader_module(
+                code=prelude(real) + shader_source(name), label=label)
+            self._pipelines[key] = self.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"}, label=label)
+        return self._pipelines[key]
 
     def check_size(self, nbytes: int) -> None:
         """An :class:`~dspk.plugin.ArrayTooLarge` when one binding cannot hold ``nbytes``."""
@@ -167,7 +254,7 @@ class Gpu:
         if dispatches:
             compute = encoder.begin_compute_pass(timestamp_writes=self._timestamp_writes())
             for k, dispatch in enumerate(dispatches):
-                pipeline = self.pipeline(dispatch.pipeline)
+                pipeline = self.pipeline(dispatch.pipeline, dispatch.real)
                 entries = [{"binding": 0, "resource": {"buffer": uniforms, "offset": k * stride,
                                                        "size": 4 * PARAM_FIELDS}}]
                 entries += [{"binding": i + 1, "resource": {"buffer": buffer}}

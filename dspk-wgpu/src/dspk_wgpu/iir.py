@@ -17,10 +17,19 @@ state from a zero start. So a :class:`Pass` over a signal runs as:
 3. a fix-up pass: every (channel, block) filters its block again from its
    true start, writing the output; the last block's final state is ``zf``.
 
+Blocks are :data:`BLOCK_LEN` samples, longer for slow filters: the scan adds
+``T`` times carried states, which magnifies their rounding errors by the size
+of ``T``, so blocks double until ``T`` is at most :data:`TRANSITION_LIMIT`
+(:func:`scan_block_len`). A filter too slow for any block within the loop
+budget runs the sequential schedule instead.
+
 Each invocation loops over at most :data:`~dspk_wgpu.gpu.LOOP_BUDGET`
 sample-coefficient steps, whatever the signal's length. The fallback
 (sequential) schedule runs one invocation per channel through the whole
 signal, one dispatch per bounded chunk, the state carried in a buffer.
+
+Signal, coefficients and states share one dtype, float32 or float64, and the
+shaders compute in it (``T`` is uploaded in that dtype).
 
 A pass reads its input through offset and strides (a negative time stride
 reads backwards), optionally extended at both ends by an index function
@@ -42,7 +51,7 @@ from scipy import signal
 
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, shader_source
+from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, shader_source
 
 #: State components one shader invocation holds (its private array).
 MAX_STATE = 64
@@ -52,6 +61,13 @@ MAX_SECTIONS = MAX_STATE // 2
 
 #: Samples per block of the time-parallel schedule (fewer for long cascades).
 BLOCK_LEN = 256
+
+#: Largest size (greatest absolute row sum) of a block's transition ``T`` that the
+#: scan accepts. Each scan step adds ``T`` times a carried state, so a larger ``T``
+#: magnifies the rounding errors of the states by as much, which for slow filters
+#: (poles near the unit circle) takes the result far from a sequential filter's
+#: (in float64, above the conformance tolerance). Longer blocks shrink ``T``.
+TRANSITION_LIMIT = 1.0
 
 #: Channels per workgroup (the shaders' ``workgroup_size`` x).
 WORKGROUP = 64
@@ -88,11 +104,11 @@ def block_transition(rows: np.ndarray, order: int, length: int) -> np.ndarray:
     return np.stack(finals, axis=1).reshape(dim, dim).T
 
 
-def _scan_powers(transition: np.ndarray, steps: int) -> np.ndarray:
+def _scan_powers(transition: np.ndarray, steps: int, dtype) -> np.ndarray:
     powers = [transition]
     for _ in range(steps - 1):
         powers.append(powers[-1] @ powers[-1])
-    return np.asarray(powers, dtype=np.float32)
+    return np.asarray(powers, dtype=dtype)
 
 
 class Cascade:
@@ -101,7 +117,7 @@ class Cascade:
     Parameters
     ----------
     rows : WgpuArray
-        ``(sections, 2 * (order + 1))``, float32.
+        ``(sections, 2 * (order + 1))``, in the signal's dtype (float32 or float64).
     order : int
         ``M``, at least 1; ``sections * order`` at most :data:`MAX_STATE`.
     """
@@ -112,6 +128,7 @@ class Cascade:
                              f"{MAX_STATE} state components one shader holds")
         self.rows = layout.dense(rows)
         self.sections, self.order = rows.shape[0], order
+        self.real = layout.precision_of(self.rows)
 
     @classmethod
     def from_ba(cls, b: WgpuArray, a: WgpuArray) -> Cascade:
@@ -127,6 +144,13 @@ class Cascade:
     def host_rows(self) -> np.ndarray:
         """The coefficients in float64, for the block transition."""
         return self.rows.to_numpy().astype(np.float64)
+
+    def transition(self, length: int) -> np.ndarray:
+        """:func:`block_transition` over ``length`` samples, float64, made once per length."""
+        cache = self.__dict__.setdefault("_transitions", {})
+        if length not in cache:
+            cache[length] = block_transition(self.host_rows, self.order, length)
+        return cache[length]
 
     @property
     def slot_size(self) -> int:
@@ -173,7 +197,7 @@ class Schedule:
     def __init__(self, cascade: Cascade, run: Pass, slots: int):
         self.cascade, self.run = cascade, run
         self.gpu = cascade.rows.gpu
-        self.slot_bytes = cascade.slot_size * run.channels * 4
+        self.slot_bytes = cascade.slot_size * run.channels * REAL_BYTES[cascade.real]
         self.slots = slots
         self.state = self.gpu.zeros(slots * self.slot_bytes)
         self.dispatches: list[Dispatch] = []
@@ -188,7 +212,7 @@ class Schedule:
                       first + start, kind, run.initial, run.edges, run.edge_len,
                       *run.source[1:], *run.target[1:])
             self.dispatches.append(Dispatch(
-                "sos_blocks", params,
+                "sos_blocks", cascade.real, params,
                 (cascade.rows.buffer, run.source[0], run.target[0], self.state, zi),
                 (groups, size, 1)))
 
@@ -196,30 +220,56 @@ class Schedule:
         """The Kogge-Stone scan over the first ``slots`` slots, blocks of ``length``."""
         cascade = self.cascade
         steps = max(0, (slots - 1).bit_length())
-        transition = block_transition(cascade.host_rows, cascade.order, length) if steps else None
+        transition = cascade.transition(length) if steps else None
         if not steps or not transition.any():
             return
-        powers = self.gpu.upload(_scan_powers(transition, steps))
+        powers = self.gpu.upload(_scan_powers(transition, steps, cascade.rows.dtype))
         spare = self.gpu.zeros(self.slots * self.slot_bytes)
         groups = math.ceil(self.run.channels / WORKGROUP)
         for step in range(steps):
             for first, size in layout.batches(slots):
                 params = (self.run.channels, cascade.sections, cascade.order, slots, 1 << step,
                           step, first)
-                self.dispatches.append(Dispatch("sos_scan", params, (powers, self.state, spare),
-                                                (groups, size, 1)))
+                self.dispatches.append(Dispatch("sos_scan", cascade.real, params,
+                                                (powers, self.state, spare), (groups, size, 1)))
             self.state, spare = spare, self.state
 
     def final_state(self, shape: tuple[int, ...]) -> tuple[WgpuArray, tuple]:
         """A new array for the pass's final state and the copy that fills it."""
-        final = WgpuArray.empty(self.gpu, shape)
+        final = WgpuArray.empty(self.gpu, shape, self.cascade.rows.dtype)
         return final, ((self.state, (self.slots - 1) * self.slot_bytes, final.buffer, 0,
                         self.slot_bytes),)
 
 
+def _size(transition: np.ndarray) -> float:
+    return float(np.abs(transition).sum(axis=1).max())
+
+
+def scan_block_len(cascade: Cascade, samples: int, block_len: int = BLOCK_LEN) -> int | None:
+    """Samples per block of the time-parallel schedule: ``block_len`` (within the loop
+    budget), doubled while the block's transition is above :data:`TRANSITION_LIMIT`.
+
+    None when no block length within the loop budget brings it there for a signal
+    of ``samples`` that needs several blocks: then only the sequential schedule
+    filters as accurately as it should.
+    """
+    length, longest = cascade.block_len(block_len), cascade.block_len(LOOP_BUDGET)
+    while length < samples and _size(cascade.transition(length)) > TRANSITION_LIMIT:
+        if length == longest:
+            return None
+        length = min(2 * length, longest)
+    return length
+
+
 def time_parallel(cascade: Cascade, run: Pass, block_len: int = BLOCK_LEN) -> Schedule:
-    """Carry pass, scan, fix-up pass: slot ``b`` ends as block ``b``'s start, the last as zf."""
-    length = cascade.block_len(block_len)
+    """Carry pass, scan, fix-up pass: slot ``b`` ends as block ``b``'s start, the last as zf.
+
+    Blocks are :func:`scan_block_len` long; where none fits, the pass runs
+    :func:`sequential`.
+    """
+    length = scan_block_len(cascade, run.samples, block_len)
+    if length is None:
+        return sequential(cascade, run)
     nblocks = math.ceil(run.samples / length)
     schedule = Schedule(cascade, run, nblocks + 1)
     schedule.blocks(CARRY, length, 0, nblocks - 1)
@@ -244,6 +294,7 @@ def filter_signal(plan, cascade: Cascade, x: WgpuArray, axis: int,
 
     Returns ``(y, zf)``, ``zf`` laid out as ``zi`` (None when ``zi`` is).
     """
+    layout.precision_of(x, cascade.rows, zi)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     y = layout.output_like(x, axis, samples)
     run = Pass(channels, samples, addressed(x, axis), addressed(y, axis))
@@ -255,7 +306,7 @@ def filter_signal(plan, cascade: Cascade, x: WgpuArray, axis: int,
         zf, copies = schedule.final_state((cascade.sections, channels, cascade.order))
         zf = zf.reshape(zi.shape)
     elif zi is not None:
-        zf = WgpuArray.empty(x.gpu, zi.shape)   # lfilter with K = 1 has no state
+        zf = WgpuArray.empty(x.gpu, zi.shape, zi.dtype)   # lfilter with K = 1 has no state
     x.gpu.run(schedule.dispatches, (), copies)
     return y, zf
 
@@ -301,6 +352,9 @@ def order_fits(problem) -> bool:
     """Whether an lfilter/filtfilt problem's order fits one invocation's state."""
     return problem.param("order", 1) <= MAX_STATE
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
                      shader_source("sos_scan"))

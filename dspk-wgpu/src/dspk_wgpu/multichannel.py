@@ -88,6 +88,7 @@ def _mean_buffer(gpu, mean, channels: int):
 
 def common_reference_select(x, axis, groups, operator):
     """common_reference kernel: per-sample radix-select median, or mean, of each group."""
+    layout.float32_only("common_reference", x)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     if operator == "median" and max(len(g) for g in groups) > MAX_MEDIAN_GROUP:
         raise ValueError(f"the wgpu median reference takes groups of at most "
@@ -99,7 +100,7 @@ def common_reference_select(x, axis, groups, operator):
     _, y_sc, y_st = layout.addressing(y, axis)
     table_buffer = x.gpu.upload(table)
     dispatches = [
-        Dispatch("channels_reference",
+        Dispatch("channels_reference", "f32",
                  (samples, group_count, _OPERATORS[operator], zero_group, first, x_offset, x_sc,
                   x_st, y_sc, y_st),
                  (table_buffer, x.buffer, y.buffer), (size, group_count, 1))
@@ -110,6 +111,7 @@ def common_reference_select(x, axis, groups, operator):
 
 def channel_mean_sums(x, axis):
     """channel_mean kernel: chunk sums on the device, their total in float64 on the host."""
+    layout.float32_only("channel_mean", x)
     samples = x.shape[axis]
     sums = detrend.ChunkSums(x, axis, (0, samples))
     x.gpu.run(sums.dispatches)
@@ -137,6 +139,7 @@ def _covariance_chunks(samples: int, channels: int) -> tuple[int, int]:
 
 def channel_covariance_tiles(x, axis, mean):
     """channel_covariance kernel: tiled ``Xc Xc^T`` per chunk, Kahan-summed on the device."""
+    layout.float32_only("channel_covariance", x)
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     tiles = math.ceil(channels / 16)
@@ -151,10 +154,10 @@ def channel_covariance_tiles(x, axis, mean):
     for first in range(0, chunks, per_dispatch):
         count = min(per_dispatch, chunks - first)
         dispatches += [
-            Dispatch("channels_covariance",
+            Dispatch("channels_covariance", "f32",
                      (channels, samples, length, first, x_offset, x_sc, x_st),
                      (x.buffer, mean_buffer, partial), (tiles, tiles, count)),
-            Dispatch("channels_covariance_sum", (channels, count, int(first == 0)),
+            Dispatch("channels_covariance_sum", "f32", (channels, count, int(first == 0)),
                      (partial, sums, carry), (math.ceil(channels / 64), channels, 1))]
     gpu.run(dispatches)
     upper = np.frombuffer(gpu.read(sums, slab), np.float32).reshape(channels, channels)
@@ -175,7 +178,7 @@ class _Squares:
         bins = self.gpu.upload(np.full(256, initial, np.uint32))
         x_offset, x_sc, x_st = layout.addressing(self.x, self.axis)
         dispatches = [
-            Dispatch("channels_square_bins",
+            Dispatch("channels_square_bins", "f32",
                      (self.samples, mode, shift, prefix, first, x_offset, x_sc, x_st),
                      (self.x.buffer, self.mean, bins), (size, self.channels, 1))
             for first, size in layout.batches(math.ceil(self.samples / SQUARES_CHUNK))]
@@ -205,6 +208,7 @@ def _as_float(key: int) -> float:
 
 def median_of_squares_radix(x, axis, mean):
     """median_of_squares kernel: a radix selection on the squares' float bits."""
+    layout.float32_only("median_of_squares", x)
     squares = _Squares(x, axis, mean)
     total = squares.samples * squares.channels
     lower_rank = (total - 1) // 2
@@ -216,6 +220,7 @@ def median_of_squares_radix(x, axis, mean):
 
 def apply_channel_matrix_tiles(W, x, axis, mean):
     """apply_channel_matrix kernel: ``W @ (x - mean)`` in workgroup-memory tiles."""
+    layout.float32_only("apply_channel_matrix", W, x)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     W = layout.dense(W)
     y = layout.output_like(x, axis, samples)
@@ -223,7 +228,8 @@ def apply_channel_matrix_tiles(W, x, axis, mean):
     _, y_sc, y_st = layout.addressing(y, axis)
     mean_buffer = _mean_buffer(x.gpu, mean, channels)
     dispatches = [
-        Dispatch("channels_matrix", (channels, samples, first, x_offset, x_sc, x_st, y_sc, y_st),
+        Dispatch("channels_matrix", "f32",
+                 (channels, samples, first, x_offset, x_sc, x_st, y_sc, y_st),
                  (W.buffer, x.buffer, mean_buffer, y.buffer), (size, math.ceil(channels / 16), 1))
         for first, size in layout.batches(math.ceil(samples / 64))]
     x.gpu.run(dispatches)

@@ -43,6 +43,7 @@ def grid(invocations: int) -> tuple[int, int, int]:
 
 def upfirdn_polyphase(h, x, axis, up, down, left, right, start, stop):
     """upfirdn kernel: outputs ``start`` to ``stop``, each from the taps of its phase."""
+    layout.float32_only("upfirdn", h, x)
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     count = stop - start
@@ -63,7 +64,7 @@ def upfirdn_polyphase(h, x, axis, up, down, left, right, start, stop):
     for m0 in range(0, width, LOOP_BUDGET):
         params = (samples, channels, up, down, start, count, taps, m0, LOOP_BUDGET, int(m0 > 0),
                   x_offset, x_sc, x_st, edge, axis, channels_fast)
-        dispatches.append(Dispatch("upfirdn_polyphase", params,
+        dispatches.append(Dispatch("upfirdn_polyphase", "f32", params,
                                    (h.buffer, x.buffer, left_buffer, right_buffer, y.buffer),
                                    grid(channels * count)))
     gpu.run(dispatches)

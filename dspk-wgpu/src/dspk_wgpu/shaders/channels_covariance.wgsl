@@ -15,14 +15,14 @@ struct Params {
 const TILE: i32 = 16;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> mean: array<f32>;
-@group(0) @binding(3) var<storage, read_write> partial: array<f32>;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read> mean: array<real>;
+@group(0) @binding(3) var<storage, read_write> partial: array<real>;
 
-var<workgroup> rows_i: array<array<f32, 16>, 16>;
-var<workgroup> rows_j: array<array<f32, 16>, 16>;
+var<workgroup> rows_i: array<array<real, 16>, 16>;
+var<workgroup> rows_j: array<array<real, 16>, 16>;
 
-fn centred(c: i32, t: i32, stop: i32) -> f32 {
+fn centred(c: i32, t: i32, stop: i32) -> real {
     if (c >= p.channels || t >= stop) {
         return 0.0;
     }
@@ -41,7 +41,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let j0 = i32(wid.x) * TILE;
     let start = (p.chunk0 + i32(wid.z)) * p.chunk_len;
     let stop = min(start + p.chunk_len, p.n);
-    var acc = 0.0;
+    var acc: real = 0.0;
     for (var s = start; s < stop; s += TILE) {
         rows_i[ty][tx] = centred(i0 + ty, s + tx, stop);
         rows_j[ty][tx] = centred(j0 + ty, s + tx, stop);

@@ -11,9 +11,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> partial: array<f32>;
-@group(0) @binding(2) var<storage, read_write> sums: array<f32>;
-@group(0) @binding(3) var<storage, read_write> carry: array<f32>;
+@group(0) @binding(1) var<storage, read> partial: array<real>;
+@group(0) @binding(2) var<storage, read_write> sums: array<real>;
+@group(0) @binding(3) var<storage, read_write> carry: array<real>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -23,8 +23,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let at = i * p.channels + j;
-    var total = 0.0;
-    var compensation = 0.0;
+    var total: real = 0.0;
+    var compensation: real = 0.0;
     if (p.first == 0) {
         total = sums[at];
         compensation = carry[at];

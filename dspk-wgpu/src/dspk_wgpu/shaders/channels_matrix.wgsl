@@ -14,13 +14,13 @@ const TILE: i32 = 16;
 const WIDE: i32 = 64;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> w: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read> mean: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(1) var<storage, read> w: array<real>;
+@group(0) @binding(2) var<storage, read> x: array<real>;
+@group(0) @binding(3) var<storage, read> mean: array<real>;
+@group(0) @binding(4) var<storage, read_write> y: array<real>;
 
-var<workgroup> w_tile: array<array<f32, 16>, 16>;
-var<workgroup> x_tile: array<array<f32, 64>, 16>;
+var<workgroup> w_tile: array<array<real, 16>, 16>;
+var<workgroup> x_tile: array<array<real, 64>, 16>;
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>,
@@ -29,10 +29,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let ty = i32(lid.y);
     let t0 = (p.tile0 + i32(wid.x)) * WIDE;
     let i = i32(wid.y) * TILE + ty;
-    var acc = vec4<f32>(0.0);
+    var acc = vec4<real>(0.0);
     for (var k0 = 0; k0 < p.channels; k0 += TILE) {
         let k = k0 + tx;
-        var weight = 0.0;
+        var weight: real = 0.0;
         if (i < p.channels && k < p.channels) {
             weight = w[i * p.channels + k];
         }
@@ -40,7 +40,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
         let row = k0 + ty;
         for (var q = 0; q < 4; q++) {
             let t = t0 + tx + TILE * q;
-            var v = 0.0;
+            var v: real = 0.0;
             if (row < p.channels && t < p.n) {
                 v = x[p.x_offset + row * p.x_sc + t * p.x_st] - mean[row];
             }
@@ -49,7 +49,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
         workgroupBarrier();
         for (var u = 0; u < TILE; u++) {
             let wu = w_tile[ty][u];
-            acc += wu * vec4<f32>(x_tile[u][tx], x_tile[u][tx + 16], x_tile[u][tx + 32],
+            acc += wu * vec4<real>(x_tile[u][tx], x_tile[u][tx + 16], x_tile[u][tx + 32],
                                   x_tile[u][tx + 48]);
         }
         workgroupBarrier();

@@ -13,14 +13,14 @@ struct Params {
 const TILE: i32 = 256;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> h: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read> h: array<real>;
+@group(0) @binding(3) var<storage, read_write> y: array<real>;
 
-var<workgroup> taps_tile: array<f32, 256>;
-var<workgroup> x_tile: array<f32, 512>;
+var<workgroup> taps_tile: array<real, 256>;
+var<workgroup> x_tile: array<real, 512>;
 
-fn sample(c: i32, t: i32) -> f32 {
+fn sample(c: i32, t: i32) -> real {
     if (t < 0 || t >= p.n) {
         return 0.0;
     }
@@ -36,10 +36,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let t = t0 + lane;
     let row = select(0, c, p.h_rows > 1);
     let tap_end = p.tap0 + p.tap_count;
-    var acc = 0.0;
+    var acc: real = 0.0;
     for (var j0 = p.tap0; j0 < tap_end; j0 += TILE) {
         let j = j0 + lane;
-        var tap = 0.0;
+        var tap: real = 0.0;
         if (j < tap_end) {
             tap = h[p.h_offset + row * p.h_sr + j * p.h_st];
         }

@@ -10,8 +10,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> h: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> x: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> h: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read_write> x: array<vec2<real>>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -24,5 +24,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = p.x_offset + (row - p.first) * p.x_sr + b;
     let u = x[k];
     let v = h[p.h_offset + c * p.h_sr + b];
-    x[k] = vec2<f32>(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x);
+    x[k] = vec2<real>(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x);
 }

@@ -1,7 +1,8 @@
-// A dense copy of a strided view of up to 4 dimensions, counted in f32 words:
+// A dense copy of a strided view of up to 4 dimensions, counted in 32-bit words:
 //     dst[i] = src[offset + sum_k index_k(i) * stride_k],
-// with index_3 varying fastest. Complex views arrive as float views with a
-// last dimension of 2 (re, im) of stride 1.
+// with index_3 varying fastest. Elements of several words (complex64, float64,
+// complex128) arrive with a last dimension of their words, of stride 1. Words
+// are copied as u32, bit for bit, whatever the dtype.
 
 struct Params {
     total: i32, offset: i32, first: i32, _p3: i32,
@@ -11,8 +12,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<f32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

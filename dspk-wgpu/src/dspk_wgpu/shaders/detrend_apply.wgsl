@@ -14,11 +14,11 @@ const GROUP: i32 = 256;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> chunks: array<i32>;
-@group(0) @binding(2) var<storage, read> sums: array<f32>;
-@group(0) @binding(3) var<storage, read> x: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> sums: array<real>;
+@group(0) @binding(3) var<storage, read> x: array<real>;
+@group(0) @binding(4) var<storage, read_write> y: array<real>;
 
-var<workgroup> trend: vec2<f32>;
+var<workgroup> trend: vec2<real>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>,
@@ -35,24 +35,24 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     if (lane == 0) {
         let first = chunks[chunk * 6 + 2];
         let count = chunks[chunk * 6 + 3];
-        var s0 = 0.0;
-        var s1 = 0.0;
+        var s0: real = 0.0;
+        var s1: real = 0.0;
         for (var c = first; c < first + count; c++) {
             s0 += sums[(c * p.channels + k) * 2];
             s1 += sums[(c * p.channels + k) * 2 + 1];
         }
-        let n = f32(length);
-        var slope = 0.0;
+        let n = real(length);
+        var slope: real = 0.0;
         if (p.linear != 0 && length > 1) {
             slope = s1 / (n * (n * n - 1.0) / 12.0);
         }
-        trend = vec2<f32>(s0 / n, slope);
+        trend = vec2<real>(s0 / n, slope);
     }
     workgroupBarrier();
     let fit = trend;
     for (var t = start + lane; t < stop; t += GROUP) {
         let v = x[(p.x_offset + channel * p.x_sc + t * p.x_st) * p.components + part];
-        let r = 0.5 * f32(2 * t - centre2);
+        let r = 0.5 * real(2 * t - centre2);
         y[(channel * p.y_sc + t * p.y_st) * p.components + part] = v - fit.x - fit.y * r;
     }
 }

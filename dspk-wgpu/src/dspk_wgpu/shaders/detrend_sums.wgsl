@@ -17,11 +17,11 @@ const GROUP: i32 = 256;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> chunks: array<i32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<real>;
+@group(0) @binding(3) var<storage, read_write> sums: array<real>;
 
-var<workgroup> plain: array<f32, 256>;
-var<workgroup> ramped: array<f32, 256>;
+var<workgroup> plain: array<real, 256>;
+var<workgroup> ramped: array<real, 256>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>,
@@ -35,12 +35,12 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let stop = chunks[chunk * 6 + 1];
     // twice the piece's centre, so that r(t) = (2 t - centre2) / 2 exactly
     let centre2 = 2 * chunks[chunk * 6 + 4] + chunks[chunk * 6 + 5] - 1;
-    var s0 = 0.0;
-    var s1 = 0.0;
+    var s0: real = 0.0;
+    var s1: real = 0.0;
     for (var t = start + lane; t < stop; t += GROUP) {
         let v = x[(p.x_offset + channel * p.x_sc + t * p.x_st) * p.components + part];
         s0 += v;
-        s1 += v * (0.5 * f32(2 * t - centre2));
+        s1 += v * (0.5 * real(2 * t - centre2));
     }
     plain[lane] = s0;
     ramped[lane] = s1;

@@ -17,19 +17,19 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read_write> work: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read_write> work: array<vec2<real>>;
 
-fn sample(row: i32, t: i32) -> vec2<f32> {
+fn sample(row: i32, t: i32) -> vec2<real> {
     let s = t - p.pad;
     if (s < 0 || s >= p.x_len) {
-        return vec2<f32>(0.0, 0.0);
+        return vec2<real>(0.0, 0.0);
     }
     let e = p.x_offset + row * p.x_rs + s * p.x_step;
     if (p.complex_in != 0) {
-        return vec2<f32>(x[2 * e], x[2 * e + 1]);
+        return vec2<real>(x[2 * e], x[2 * e + 1]);
     }
-    return vec2<f32>(x[e], 0.0);
+    return vec2<real>(x[e], 0.0);
 }
 
 @compute @workgroup_size(256, 1, 1)
@@ -41,17 +41,17 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
     }
     let row = index / p.length;
     let k = index % p.length;
-    var value: vec2<f32>;
+    var value: vec2<real>;
     switch p.mode {
         case 1: {
-            value = vec2<f32>(sample(row, 2 * k).x, sample(row, 2 * k + 1).x);
+            value = vec2<real>(sample(row, 2 * k).x, sample(row, 2 * k + 1).x);
         }
         case 2: {
             if (2 * k <= p.length) {
                 value = sample(row, k);
             } else {
                 let mirror = sample(row, p.length - k);
-                value = vec2<f32>(mirror.x, -mirror.y);
+                value = vec2<real>(mirror.x, -mirror.y);
             }
         }
         default: {

@@ -9,9 +9,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> src: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read_write> dst: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> src: array<vec2<real>>;
+@group(0) @binding(3) var<storage, read_write> dst: array<vec2<real>>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>,
@@ -22,11 +22,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
     }
     let row = index / p.length;
     let k = index % p.length;
-    var value = vec2<f32>(0.0, 0.0);
+    var value = vec2<real>(0.0, 0.0);
     if (k < p.in_len) {
         let a = src[row * p.in_rs + k];
         let b = table[k];
-        value = vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+        value = vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
     }
     dst[index] = value;
 }

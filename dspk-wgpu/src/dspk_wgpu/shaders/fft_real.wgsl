@@ -3,7 +3,8 @@
 // With z = x[2k] + i x[2k+1] and Z its h-point FFT (Z[h] = Z[0]), the
 // one-sided spectrum is, for k <= h, with w = exp(-2 pi i k / n) = table[k]:
 //     X[k] = (Z[k] + conj Z[h-k]) / 2 - i w (Z[k] - conj Z[h-k]) / 2.
-// mode 0 (after rfft's FFT): writes X[k], times `scale`, to the view `outv`.
+// mode 0 (after rfft's FFT): writes X[k], times `scale` (the sum of the three
+//     float32 numbers whose bits are scale, scale_mid and scale_lo), to `outv`.
 // mode 1 (before irfft's inverse FFT): from X[k] (k < x_len, else 0; the
 //     imaginary parts of X[0] and X[h] ignored) forms
 //     Z[k] = (X[k] + conj X[h-k]) + i conj(w) (X[k] - conj X[h-k]),  k < h,
@@ -13,30 +14,30 @@
 struct Params {
     mode: i32, rows: i32, half: i32, scale: i32,
     in_offset: i32, in_rs: i32, in_step: i32, x_len: i32,
-    out_offset: i32, out_rs: i32, out_step: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+    out_offset: i32, out_rs: i32, out_step: i32, scale_mid: i32,
+    scale_lo: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> inv: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read_write> outv: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> inv: array<vec2<real>>;
+@group(0) @binding(3) var<storage, read_write> outv: array<vec2<real>>;
 
-fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {
+    return vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-fn conj(a: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(a.x, -a.y);
+fn conj(a: vec2<real>) -> vec2<real> {
+    return vec2<real>(a.x, -a.y);
 }
 
-fn spectrum(row: i32, k: i32) -> vec2<f32> {
+fn spectrum(row: i32, k: i32) -> vec2<real> {
     if (k >= p.x_len) {
-        return vec2<f32>(0.0, 0.0);
+        return vec2<real>(0.0, 0.0);
     }
     let value = inv[p.in_offset + row * p.in_rs + k * p.in_step];
     if (k == 0 || k == p.half) {
-        return vec2<f32>(value.x, 0.0);
+        return vec2<real>(value.x, 0.0);
     }
     return value;
 }
@@ -56,12 +57,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
         let a = inv[p.in_offset + row * p.in_rs + (k % p.half) * p.in_step];
         let b = conj(inv[p.in_offset + row * p.in_rs + ((p.half - k) % p.half) * p.in_step]);
         let odd = cmul(w, a - b);
-        let value = 0.5 * (a + b + vec2<f32>(odd.y, -odd.x));
-        outv[p.out_offset + row * p.out_rs + k * p.out_step] = bitcast<f32>(p.scale) * value;
+        let value = 0.5 * (a + b + vec2<real>(odd.y, -odd.x));
+        let scale = real(bitcast<f32>(p.scale)) + real(bitcast<f32>(p.scale_mid))
+                    + real(bitcast<f32>(p.scale_lo));
+        outv[p.out_offset + row * p.out_rs + k * p.out_step] = scale * value;
     } else {
         let a = spectrum(row, k);
         let b = conj(spectrum(row, p.half - k));
         let odd = cmul(conj(w), a - b);
-        outv[p.out_offset + row * p.out_rs + k * p.out_step] = a + b + vec2<f32>(-odd.y, odd.x);
+        outv[p.out_offset + row * p.out_rs + k * p.out_step] = a + b + vec2<real>(-odd.y, odd.x);
     }
 }

@@ -1,5 +1,6 @@
 // Scatters FFT results from a complex work array (rows, row stride work_rs) to
-// an output view, times `scale` (float32 bits): output sample j of a row comes
+// an output view, times `scale` (the sum of three float32 numbers, whose bits are
+// scale, scale_mid and scale_lo: exact in float64): output sample j of a row comes
 // from work position j + skip.
 // mode 0: complex output.
 // mode 1: the real part, as real output.
@@ -9,13 +10,13 @@
 struct Params {
     mode: i32, rows: i32, length: i32, work_rs: i32,
     skip: i32, y_offset: i32, y_rs: i32, y_step: i32,
-    scale: i32, _p9: i32, _p10: i32, _p11: i32,
+    scale: i32, scale_mid: i32, scale_lo: i32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> work: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(1) var<storage, read> work: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read_write> y: array<real>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>,
@@ -26,7 +27,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
     }
     let row = index / p.length;
     let s = index % p.length + p.skip;
-    let scale = bitcast<f32>(p.scale);
+    let scale = real(bitcast<f32>(p.scale)) + real(bitcast<f32>(p.scale_mid))
+                + real(bitcast<f32>(p.scale_lo));
     let e = p.y_offset + row * p.y_rs + (index % p.length) * p.y_step;
     switch p.mode {
         case 0: {

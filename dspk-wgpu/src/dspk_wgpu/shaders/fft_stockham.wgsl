@@ -31,33 +31,33 @@ struct Params {
 
 const WORKGROUP: i32 = 256;
 const POINTS: i32 = 1024;
-const SIN_PI_3: f32 = 0.8660254037844386;
-const COS_2PI_5: f32 = 0.30901699437494745;
-const COS_4PI_5: f32 = -0.8090169943749475;
-const SIN_2PI_5: f32 = 0.9510565162951535;
-const SIN_4PI_5: f32 = 0.5877852522924731;
+const SIN_PI_3: real = 0.8660254037844386;
+const COS_2PI_5: real = 0.30901699437494745;
+const COS_4PI_5: real = -0.8090169943749475;
+const SIN_2PI_5: real = 0.9510565162951535;
+const SIN_4PI_5: real = 0.5877852522924731;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> src: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read_write> dst: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> src: array<vec2<real>>;
+@group(0) @binding(3) var<storage, read_write> dst: array<vec2<real>>;
 
 // Two halves, the stages' input and output in turn.
-var<workgroup> points: array<vec2<f32>, 2 * POINTS>;
+var<workgroup> points: array<vec2<real>, 2 * POINTS>;
 
-fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {
+    return vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
 // exp(-+2 pi i t / L) for table index t: forward, or conjugated when inverse.
-fn twiddle(t: i32) -> vec2<f32> {
+fn twiddle(t: i32) -> vec2<real> {
     let w = table[t];
-    return select(w, vec2<f32>(w.x, -w.y), p.inverse != 0);
+    return select(w, vec2<real>(w.x, -w.y), p.inverse != 0);
 }
 
 // i z when inverse, -i z when forward: the rotation by the quarter turn.
-fn quarter(z: vec2<f32>) -> vec2<f32> {
-    return select(vec2<f32>(z.y, -z.x), vec2<f32>(-z.y, z.x), p.inverse != 0);
+fn quarter(z: vec2<real>) -> vec2<real> {
+    return select(vec2<real>(z.y, -z.x), vec2<real>(-z.y, z.x), p.inverse != 0);
 }
 
 // a / d and a % d for a >= 0, d > 0: a shift and a mask when d is a power of two.
@@ -76,7 +76,7 @@ fn radix_of(remaining: i32) -> i32 {
 }
 
 // Element i of a stage's input: `src` (global mode) or workgroup half `side`.
-fn fetch(side: i32, i: i32) -> vec2<f32> {
+fn fetch(side: i32, i: i32) -> vec2<real> {
     if (p.mode == 1) {
         return src[i];
     }
@@ -84,7 +84,7 @@ fn fetch(side: i32, i: i32) -> vec2<f32> {
 }
 
 // Element i of a stage's output: `dst` (global mode) or workgroup half `side`.
-fn put(side: i32, i: i32, value: vec2<f32>) {
+fn put(side: i32, i: i32, value: vec2<real>) {
     if (p.mode == 1) {
         dst[i] = value;
     } else {

@@ -12,17 +12,17 @@ struct Params {
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
-const TAU: f32 = 6.283185307179586;
+const TAU: real = 6.283185307179586;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<f32>;
-@group(0) @binding(2) var<storage, read_write> spectrum: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> table: array<real>;
+@group(0) @binding(2) var<storage, read_write> spectrum: array<vec2<real>>;
 
-fn analytic_weight(k: i32) -> f32 {
+fn analytic_weight(k: i32) -> real {
     if (k == 0 || 2 * k == p.n) {
         return 1.0;
     }
-    return select(0.0, 2.0, 2 * k < p.n);
+    return select(real(0.0), real(2.0), 2 * k < p.n);
 }
 
 @compute @workgroup_size(256, 1, 1)
@@ -44,10 +44,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
         }
         default: {
             // The fraction of a turn first, so the angle stays in [-2 pi, 0].
-            let angle = -TAU * fract(f32(k) * table[row]);
-            let rotation = vec2<f32>(cos(angle), sin(angle));
+            let angle = -TAU * fract(real(k) * table[row]);
+            let rotation = vec2<real>(cos(angle), sin(angle));
             let z = spectrum[at];
-            spectrum[at] = vec2<f32>(z.x * rotation.x - z.y * rotation.y,
+            spectrum[at] = vec2<real>(z.x * rotation.x - z.y * rotation.y,
                                      z.x * rotation.y + z.y * rotation.x);
         }
     }

@@ -10,8 +10,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> z: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> rows: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> z: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read_write> rows: array<vec2<real>>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

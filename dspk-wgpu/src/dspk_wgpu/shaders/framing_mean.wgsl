@@ -14,10 +14,10 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> xs: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> ys: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read> weights: array<f32>;
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> xs: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> ys: array<vec2<real>>;
+@group(0) @binding(3) var<storage, read> weights: array<real>;
+@group(0) @binding(4) var<storage, read_write> out: array<real>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -28,13 +28,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let s_begin = max(p.row_begin - c * p.segments, 0);
     let s_end = min(p.row_end - c * p.segments, p.segments);
-    var acc = vec2<f32>(0.0);
+    var acc = vec2<real>(0.0);
     for (var s = s_begin; s < s_end; s++) {
         let r = c * p.segments + s - p.first;
         let u = xs[p.x_offset + r * p.x_sr + b * p.x_sb];
         if (p.cross != 0) {
             let v = ys[p.y_offset + r * p.y_sr + b * p.y_sb];
-            acc += vec2<f32>(u.x * v.x + u.y * v.y, u.x * v.y - u.y * v.x);
+            acc += vec2<real>(u.x * v.x + u.y * v.y, u.x * v.y - u.y * v.x);
         } else {
             acc.x += dot(u, u);
         }
@@ -42,10 +42,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let o = c * p.out_sc + b * p.out_sb;
     if (p.cross != 0) {
         if (s_begin > 0) {
-            acc += vec2<f32>(out[2 * o], out[2 * o + 1]);
+            acc += vec2<real>(out[2 * o], out[2 * o + 1]);
         }
         if (s_end == p.segments) {
-            acc *= weights[b] / f32(p.segments);
+            acc *= weights[b] / real(p.segments);
         }
         out[2 * o] = acc.x;
         out[2 * o + 1] = acc.y;
@@ -54,7 +54,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             acc.x += out[o];
         }
         if (s_end == p.segments) {
-            acc.x *= weights[b] / f32(p.segments);
+            acc.x *= weights[b] / real(p.segments);
         }
         out[o] = acc.x;
     }

@@ -15,17 +15,17 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> frames: array<f32>;
-@group(0) @binding(2) var<storage, read> window: array<f32>;
-@group(0) @binding(3) var<storage, read> divisor: array<f32>;
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> frames: array<real>;
+@group(0) @binding(2) var<storage, read> window: array<real>;
+@group(0) @binding(3) var<storage, read> divisor: array<real>;
+@group(0) @binding(4) var<storage, read_write> out: array<real>;
 
-fn frame(r: i32, i: i32) -> vec2<f32> {
+fn frame(r: i32, i: i32) -> vec2<real> {
     let k = (r - p.first) * p.frame_len + i;
     if (p.complex != 0) {
-        return vec2<f32>(frames[2 * k], frames[2 * k + 1]);
+        return vec2<real>(frames[2 * k], frames[2 * k + 1]);
     }
-    return vec2<f32>(frames[k], 0.0);
+    return vec2<real>(frames[k], 0.0);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -42,7 +42,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (s_begin >= s_end) {
         return;
     }
-    var acc = vec2<f32>(0.0);
+    var acc = vec2<real>(0.0);
     for (var s = s_begin; s < s_end; s++) {
         let i = u - s * p.step;
         acc += window[i] * frame(c * p.segments + s, i);
@@ -50,7 +50,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let o = c * p.out_len + u - p.trim;
     if (s_begin > s_first) {
         if (p.complex != 0) {
-            acc += vec2<f32>(out[2 * o], out[2 * o + 1]);
+            acc += vec2<real>(out[2 * o], out[2 * o + 1]);
         } else {
             acc.x += out[o];
         }

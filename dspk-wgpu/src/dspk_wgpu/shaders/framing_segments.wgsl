@@ -8,7 +8,7 @@
 // it and `right` after it follow `boundary` (0 zeros, 1 even, 2 odd,
 // 3 constant); anything further is zero. Detrend 1 removes the segment's
 // mean, 2 its least-squares line (about the segment's centre). Flags: bit 0
-// complex input and output (vec2 pairs in the f32 arrays), bit 1 multiply by
+// complex input and output (vec2 pairs in the real arrays), bit 1 multiply by
 // the window, bit 2 one input channel shared by every row.
 
 struct Params {
@@ -21,32 +21,32 @@ struct Params {
 const LANES: i32 = 256;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> window: array<f32>;
-@group(0) @binding(3) var<storage, read_write> frames: array<f32>;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read> window: array<real>;
+@group(0) @binding(3) var<storage, read_write> frames: array<real>;
 
 // Per lane: (sum of v, sum of (t - centre) v), real and imaginary parts.
-var<workgroup> sums: array<vec4<f32>, 256>;
+var<workgroup> sums: array<vec4<real>, 256>;
 
 fn is_complex() -> bool {
     return (p.flags & 1) != 0;
 }
 
-fn load(c: i32, t: i32) -> vec2<f32> {
+fn load(c: i32, t: i32) -> vec2<real> {
     let i = p.x_offset + c * p.x_sc + t * p.x_st;
     if (is_complex()) {
-        return vec2<f32>(x[2 * i], x[2 * i + 1]);
+        return vec2<real>(x[2 * i], x[2 * i + 1]);
     }
-    return vec2<f32>(x[i], 0.0);
+    return vec2<real>(x[i], 0.0);
 }
 
 // Sample t of channel c with the boundary extension (t may be outside 0 .. n - 1).
-fn extended(c: i32, t: i32) -> vec2<f32> {
+fn extended(c: i32, t: i32) -> vec2<real> {
     if (t >= 0 && t < p.n) {
         return load(c, t);
     }
     if (p.boundary == 0 || t < -p.left || t >= p.n + p.right) {
-        return vec2<f32>(0.0);
+        return vec2<real>(0.0);
     }
     var edge = 0;
     var mirror = -t;
@@ -71,14 +71,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let s = row % p.segments;
     let c = select(row / p.segments, 0, (p.flags & 4) != 0);
     let start = s * p.step - p.left;
-    let centre = 0.5 * f32(p.nperseg - 1);
-    var mean = vec2<f32>(0.0);
-    var slope = vec2<f32>(0.0);
+    let centre = 0.5 * real(p.nperseg - 1);
+    var mean = vec2<real>(0.0);
+    var slope = vec2<real>(0.0);
     if (p.detrend != 0) {
-        var acc = vec4<f32>(0.0);
+        var acc = vec4<real>(0.0);
         for (var i = lane; i < p.nperseg; i += LANES) {
             let v = extended(c, start + i);
-            acc += vec4<f32>(v, v * (f32(i) - centre));
+            acc += vec4<real>(v, v * (real(i) - centre));
         }
         sums[lane] = acc;
         workgroupBarrier();
@@ -89,7 +89,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
             workgroupBarrier();
         }
         let total = sums[0];
-        let count = f32(p.nperseg);
+        let count = real(p.nperseg);
         mean = total.xy / count;
         if (p.detrend == 2 && p.nperseg > 1) {
             slope = total.zw / (count * (count * count - 1.0) / 12.0);
@@ -97,9 +97,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     }
     let base = (row - p.first) * p.nfft;
     for (var i = lane; i < p.nfft; i += LANES) {
-        var v = vec2<f32>(0.0);
+        var v = vec2<real>(0.0);
         if (i < p.nperseg) {
-            v = extended(c, start + i) - mean - slope * (f32(i) - centre);
+            v = extended(c, start + i) - mean - slope * (real(i) - centre);
             if ((p.flags & 2) != 0) {
                 v *= window[i];
             }

@@ -12,11 +12,11 @@ struct Params {
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
-const PI: f32 = 3.14159265358979;
+const PI: real = 3.14159265358979;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> carry: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read_write> carry: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read_write> out: array<real>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -27,7 +27,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = line / p.segments;
     let base = c * p.out_sc + (line - c * p.segments) * p.out_ss;
     var previous = out[base + p.bin_begin * p.out_sb];
-    var shift = 0.0;
+    var shift: real = 0.0;
     var b = p.bin_begin;
     if (b == 0) {
         b = 1;
@@ -48,5 +48,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         previous = raw;
         out[base + b * p.out_sb] = raw + shift;
     }
-    carry[line] = vec2<f32>(previous, shift);
+    carry[line] = vec2<real>(previous, shift);
 }

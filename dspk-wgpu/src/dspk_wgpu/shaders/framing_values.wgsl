@@ -15,9 +15,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> spectra: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> weights: array<f32>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> spectra: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> weights: array<real>;
+@group(0) @binding(3) var<storage, read_write> out: array<real>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

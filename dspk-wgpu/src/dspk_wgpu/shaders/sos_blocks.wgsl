@@ -43,20 +43,20 @@ const CROP: i32 = 4;
 // loops into the code and compiles the shader again at every dispatch, about
 // 15 ms each (measured); values it cannot know at compile time avoid that.
 var<private> q: Params;
-@group(0) @binding(1) var<storage, read> coefficients: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
-@group(0) @binding(4) var<storage, read_write> state: array<f32>;
+@group(0) @binding(1) var<storage, read> coefficients: array<real>;
+@group(0) @binding(2) var<storage, read> x: array<real>;
+@group(0) @binding(3) var<storage, read_write> y: array<real>;
+@group(0) @binding(4) var<storage, read_write> state: array<real>;
 // STATE_PER_CHANNEL: laid out as one slot; STEADY_STATE: (section, delay),
 // scaled by the channel's first input sample.
-@group(0) @binding(5) var<storage, read> zi: array<f32>;
+@group(0) @binding(5) var<storage, read> zi: array<real>;
 
 fn state_index(slot: i32, section: i32, channel: i32) -> i32 {
     return ((slot * q.sections + section) * q.channels + channel) * q.order;
 }
 
 // Sample t of the pass's input for channel c.
-fn source(c: i32, t: i32) -> f32 {
+fn source(c: i32, t: i32) -> real {
     let base = q.x_offset + c * q.x_sc;
     if (q.edges == 0 || q.edges == CROP) {
         return x[base + t * q.x_st];
@@ -95,8 +95,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let stop = min(start + q.block_len, q.n);
     let m = q.order;
-    var z: array<f32, MAX_STATE>;
-    var scale = 0.0;
+    var z: array<real, MAX_STATE>;
+    var scale: real = 0.0;
     if (block == 0 && q.initial == STEADY_STATE) {
         scale = source(c, 0);
     }
@@ -104,7 +104,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let k = state_index(block, s, c);
         let k0 = state_index(0, s, c);
         for (var d = 0; d < m; d++) {
-            var v = 0.0;
+            var v: real = 0.0;
             if (block == 0) {
                 if (q.initial == STATE_PER_CHANNEL) {
                     v = zi[k0 + d];

@@ -14,9 +14,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> powers: array<f32>;
-@group(0) @binding(2) var<storage, read> src: array<f32>;
-@group(0) @binding(3) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(1) var<storage, read> powers: array<real>;
+@group(0) @binding(2) var<storage, read> src: array<real>;
+@group(0) @binding(3) var<storage, read_write> dst: array<real>;
 
 // Component i (section i / order, delay i % order) of channel c in slot b.
 fn index(slot: i32, i: i32, channel: i32) -> i32 {

@@ -15,11 +15,11 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> h: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read> left: array<f32>;
-@group(0) @binding(4) var<storage, read> right: array<f32>;
-@group(0) @binding(5) var<storage, read_write> y: array<f32>;
+@group(0) @binding(1) var<storage, read> h: array<real>;
+@group(0) @binding(2) var<storage, read> x: array<real>;
+@group(0) @binding(3) var<storage, read> left: array<real>;
+@group(0) @binding(4) var<storage, read> right: array<real>;
+@group(0) @binding(5) var<storage, read_write> y: array<real>;
 
 // Sample e of channel c of a dense edge array of `edge` samples.
 fn edge_index(c: i32, e: i32) -> i32 {
@@ -29,7 +29,7 @@ fn edge_index(c: i32, e: i32) -> i32 {
     return e * p.channels + c;
 }
 
-fn sample(c: i32, i: i32) -> f32 {
+fn sample(c: i32, i: i32) -> real {
     if (i >= 0 && i < p.n) {
         return x[p.x_offset + c * p.x_sc + i * p.x_st];
     }
@@ -60,7 +60,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let q = t / p.up;
     let phase = t % p.up;
     let m_stop = min(p.m0 + p.m_count, (p.taps - phase + p.up - 1) / p.up);
-    var acc = 0.0;
+    var acc: real = 0.0;
     if (q - m_stop + 1 >= 0 && q - p.m0 < p.n) {
         // inside the signal: no edge tests
         let base = p.x_offset + c * p.x_sc + q * p.x_st;
