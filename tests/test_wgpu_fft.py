@@ -6,7 +6,8 @@ write fails the test. A float32 FFT's relative L2 error grows like
 ``eps32 * log2(n)`` (measured: below 3e-7 up to 65536 points, Bluestein
 included), so the transforms are held to :data:`TOL` = 1e-5, ten times
 tighter than the conformance suite's 1e-4, which still covers the composed
-operations.
+operations. Float64 transforms (where the adapter has shader-f64) are held to
+1e-12, a hundred times tighter than the suite's 1e-10.
 """
 
 import numpy as np
@@ -18,6 +19,12 @@ from scipy import signal
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 
 TOL = 1e-5
+
+#: The tolerance by the input's real dtype.
+TOLERANCES = {np.dtype(np.float32): TOL, np.dtype(np.float64): 1e-12}
+
+#: Float64 cases, skipped where the adapter has no shader-f64.
+PRECISIONS = [pytest.param(np.float32, id="float32"), pytest.param(np.float64, id="float64")]
 
 _REFERENCE = {"rfft": sfft.rfft, "irfft": sfft.irfft, "fft": sfft.fft, "ifft": sfft.ifft}
 
@@ -37,11 +44,16 @@ def _variant(backend, op, name):
     return next(v for v in backend.variants(op) if v.name == name).run
 
 
-def _host(rng, channels, samples, complex_input):
+def _host(rng, channels, samples, complex_input, dtype=np.float32):
     x = rng.standard_normal((channels, samples))
     if complex_input:
         x = x + 1j * rng.standard_normal((channels, samples))
-    return x.astype(np.complex64 if complex_input else np.float32)
+    return x.astype(np.result_type(dtype, np.complex64) if complex_input else dtype)
+
+
+def _needs(backend, dtype):
+    if np.dtype(dtype) == np.float64 and not backend.gpu.f64:
+        pytest.skip("this adapter has no shader-f64")
 
 
 def _on_device(backend, host, axis, strided=False):
@@ -68,10 +80,11 @@ def _check_fft(backend, name, host, axis, n, kind, norm, strided=False):
     if axis == 0:
         expected = expected.T
     got = np.asarray(y)
-    assert got.dtype == (np.float32 if kind == "irfft" else np.complex64)
+    real = np.float64 if host.dtype in (np.float64, np.complex128) else np.float32
+    assert got.dtype == (real if kind == "irfft" else np.result_type(real, np.complex64))
     assert got.shape == expected.shape
     assert y.is_contiguous()
-    assert rel_l2(got, expected) <= TOL, (kind, n, norm)
+    assert rel_l2(got, expected) <= TOLERANCES[np.dtype(real)], (kind, n, norm)
 
 
 # -- fft: every kind and length class ---------------------------------------------------
@@ -85,37 +98,46 @@ _LENGTHS = [
 ]
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("n", _LENGTHS)
 @pytest.mark.parametrize("kind", ["rfft", "irfft", "fft", "ifft"])
-def test_fft_lengths(backend, rng, variant, n, kind):
-    host = _host(rng, 3, n, complex_input=kind in ("irfft", "ifft"))
+def test_fft_lengths(backend, rng, variant, n, kind, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 3, n, complex_input=kind in ("irfft", "ifft"), dtype=dtype)
     if kind == "irfft":
         host = host[:, :n // 2 + 1]
     _check_fft(backend, variant, host, 1, n, kind, "backward")
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("n", [2 ** 16, 3 * 2 ** 14])
 @pytest.mark.parametrize("kind", ["rfft", "irfft", "fft"])
-def test_fft_longer_than_workgroup_memory(backend, rng, variant, n, kind):
-    host = _host(rng, 2, n // 2 + 1 if kind == "irfft" else n, complex_input=kind == "irfft")
+def test_fft_longer_than_workgroup_memory(backend, rng, variant, n, kind, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 2, n // 2 + 1 if kind == "irfft" else n, complex_input=kind == "irfft",
+                 dtype=dtype)
     _check_fft(backend, variant, host, 1, n, kind, "backward")
 
 
-def test_fft_longer_than_two_workgroup_passes(backend, rng):
+@pytest.mark.parametrize("dtype", PRECISIONS)
+def test_fft_longer_than_two_workgroup_passes(backend, rng, dtype):
     """Past 1024 ** 2 points the workgroup variant runs its passes in storage buffers."""
     from dspk_wgpu import fft
-    host = _host(rng, 1, 2 * fft.LOCAL_POINTS ** 2, complex_input=True)
+    _needs(backend, dtype)
+    host = _host(rng, 1, 2 * fft.LOCAL_POINTS ** 2, complex_input=True, dtype=dtype)
     _check_fft(backend, "wgsl-stockham-workgroup", host, 1, host.shape[1], "fft", "backward")
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
 @pytest.mark.parametrize("kind", ["rfft", "irfft", "fft", "ifft"])
 @pytest.mark.parametrize("n", [16, 15, 7])
-def test_fft_norms(backend, rng, variant, norm, kind, n):
-    host = _host(rng, 2, n, complex_input=kind != "rfft")
+def test_fft_norms(backend, rng, variant, norm, kind, n, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 2, n, complex_input=kind != "rfft", dtype=dtype)
     _check_fft(backend, variant, host, 1, n, kind, norm)
 
 
@@ -179,8 +201,12 @@ def test_table_cache_is_bounded(backend, rng, monkeypatch, variant):
         assert len(fft._UPLOADED) <= 2
 
 
-def test_plan_helpers():
+def test_plan_helpers(backend):
     from dspk_wgpu import fft
+    limit = backend.gpu.device.limits["max-compute-workgroup-storage-size"]
+    for real, size in (("f32", 4), ("f64", 8)):
+        points = backend.gpu.local_points(real)
+        assert 2 * points * 2 * size <= limit and points <= fft.LOCAL_POINTS
     for n in (2, 3 * 2 ** 14, 2 ** 20, 5 ** 4 * 27):
         n1, n2 = fft.four_step_split(n) if n > fft.LOCAL_POINTS else (1, n)
         assert n1 * n2 == n and max(n1, n2) <= fft.LOCAL_POINTS
@@ -194,16 +220,18 @@ def test_plan_helpers():
 
 # -- hilbert, resample, phase_shift ------------------------------------------------------
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("hilbert"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("samples, n", [(64, 64), (101, 101), (100, 257), (300, 77)])
-def test_hilbert(backend, rng, variant, axis, samples, n):
-    host = _host(rng, 3, samples, complex_input=False)
+def test_hilbert(backend, rng, variant, axis, samples, n, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 3, samples, complex_input=False, dtype=dtype)
     x = _on_device(backend, host, axis, strided=axis == 0)
     y = np.asarray(_variant(backend, "hilbert", variant)(x, axis, n))
     expected = signal.hilbert(host.astype(np.float64), n, axis=1)
-    assert y.dtype == np.complex64
-    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOL
+    assert y.dtype == np.result_type(dtype, np.complex64)
+    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOLERANCES[np.dtype(dtype)]
 
 
 def _resample_weights(samples, num):
@@ -217,18 +245,20 @@ def _resample_weights(samples, num):
     return weights * (num / samples)
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("resample"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("samples, num", [(100, 150), (150, 100), (101, 37), (64, 64),
                                           (257, 1031), (1000, 999)])
-def test_resample(backend, rng, variant, axis, samples, num):
-    host = _host(rng, 4, samples, complex_input=False)
+def test_resample(backend, rng, variant, axis, samples, num, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 4, samples, complex_input=False, dtype=dtype)
     x = _on_device(backend, host, axis, strided=axis == 1)
-    weights = backend.asarray(_resample_weights(samples, num).astype(np.float32))
+    weights = backend.asarray(_resample_weights(samples, num).astype(dtype))
     y = np.asarray(_variant(backend, "resample", variant)(x, axis, num, weights))
     expected = signal.resample(host.astype(np.float64), num, axis=1)
-    assert y.dtype == np.float32
-    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOL
+    assert y.dtype == dtype
+    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOLERANCES[np.dtype(dtype)]
 
 
 def _phase_shift_reference(x, shifts, margin):
@@ -238,14 +268,16 @@ def _phase_shift_reference(x, shifts, margin):
     return np.fft.irfft(np.fft.rfft(padded) * rotation, length)[:, margin:length - margin]
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("phase_shift"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("samples, margin", [(200, 0), (200, 13), (301, 50), (4096, 1200)])
-def test_phase_shift(backend, rng, variant, axis, samples, margin):
-    host = _host(rng, 5, samples, complex_input=False)
+def test_phase_shift(backend, rng, variant, axis, samples, margin, dtype):
+    _needs(backend, dtype)
+    host = _host(rng, 5, samples, complex_input=False, dtype=dtype)
     shifts = rng.uniform(-3, 3, 5)
     x = _on_device(backend, host, axis, strided=axis == 0)
     y = np.asarray(_variant(backend, "phase_shift", variant)(x, axis, shifts, margin))
     expected = _phase_shift_reference(host.astype(np.float64), shifts, margin)
-    assert y.dtype == np.float32
-    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOL
+    assert y.dtype == dtype
+    assert rel_l2(y, expected if axis == 1 else expected.T) <= TOLERANCES[np.dtype(dtype)]

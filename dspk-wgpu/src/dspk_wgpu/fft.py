@@ -33,8 +33,10 @@ A real FFT of even ``n`` packs sample pairs into a complex row of ``n / 2``,
 transforms it and separates the halves in ``fft_real`` (an inverse real FFT
 runs the same in reverse); odd ``n`` goes through the complex FFT.
 
-Twiddles, chirps and the chirp spectrum are computed on the host in float64
-and uploaded as float32 once per length and device.
+Every shader runs in the data's precision: float32 and complex64, or float64
+and complex128 where the device has ``shader-f64``. Twiddles, chirps and the
+chirp spectrum are computed on the host in float64 (Vulkan has no float64 sine
+or exponential) and uploaded in that precision once per length and device.
 
 Other modules call :func:`transform` (the default variant, on device arrays),
 or compose :func:`plan` with their own dispatches to keep intermediates on the
@@ -53,19 +55,20 @@ from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import Dispatch, Gpu, real_words, shader_source
+from dspk_wgpu.gpu import (FFT_POINTS, REAL_BYTES, Dispatch, Gpu, real_dtype, real_words,
+                           shader_source)
 
 #: Invocations per workgroup of every FFT shader.
 WORKGROUP = 256
 
-#: Complex points one workgroup holds in workgroup memory (twice, 16 KiB in all), and
-#: takes at a time when rows are shorter (several rows per workgroup).
-LOCAL_POINTS = 1024
+#: Complex points one workgroup holds in workgroup memory (twice: 16 KiB in all in
+#: float32, 32 KiB in float64), and takes at a time when rows are shorter (several
+#: rows per workgroup). A device with less workgroup memory gets fewer
+#: (:meth:`dspk_wgpu.gpu.Gpu.local_points`).
+LOCAL_POINTS = FFT_POINTS
 
 #: Strategies of the complex FFT (see the module docstring).
 STRATEGIES = ("workgroup", "global")
-
-_COMPLEX = np.dtype(np.complex64)
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,9 @@ class View:
     length : int
         Samples per row: those there to read, or those to write.
     is_complex : bool
-        Whether the elements are complex64 (else float32).
+        Whether the elements are complex (else real).
+    real : str
+        The precision of the elements' parts: ``"f32"`` or ``"f64"``.
     shift : int
         Reading: zeros before the first sample. Writing: row positions of the
         result skipped before the first written sample.
@@ -94,19 +99,23 @@ class View:
     step: int
     length: int
     is_complex: bool
+    real: str
     shift: int = 0
 
     @classmethod
     def of(cls, a: WgpuArray, axis: int) -> View:
         """The view of a 2-D device array with time along ``axis``."""
         offset, row_stride, step = layout.addressing(a, axis)
-        return cls(a.buffer, offset, row_stride, step, a.shape[axis], a.dtype == _COMPLEX)
+        return cls(a.buffer, offset, row_stride, step, a.shape[axis], a.dtype.kind == "c",
+                   layout.precision_of(a))
 
     @classmethod
-    def dense(cls, buffer: Any, rows_length: int, length: int | None = None) -> View:
-        """Complex rows of ``rows_length`` elements, back to back, ``length`` of them used."""
+    def dense(cls, buffer: Any, real: str, rows_length: int,
+              length: int | None = None) -> View:
+        """Complex rows of ``rows_length`` elements of precision ``real``, back to back,
+        ``length`` of them used."""
         return cls(buffer, 0, rows_length, 1,
-                   rows_length if length is None else length, True)
+                   rows_length if length is None else length, True, real)
 
 
 def grid(invocations: int) -> tuple[int, int, int]:
@@ -181,16 +190,16 @@ def radices(n: int) -> list[int]:
     return stages
 
 
-def four_step_split(n: int) -> tuple[int, int]:
-    """``(n1, n2)`` with ``n = n1 * n2``, both at most :data:`LOCAL_POINTS`, ``n2`` largest.
+def four_step_split(n: int, points: int = LOCAL_POINTS) -> tuple[int, int]:
+    """``(n1, n2)`` with ``n = n1 * n2``, both at most ``points``, ``n2`` largest.
 
     Examples
     --------
-    >>> four_step_split(65536)
-    (64, 1024)
+    >>> four_step_split(65536), four_step_split(65536, 512)
+    ((64, 1024), (128, 512))
     """
-    for n2 in range(LOCAL_POINTS, 0, -1):
-        if n % n2 == 0 and n // n2 <= LOCAL_POINTS:
+    for n2 in range(points, 0, -1):
+        if n % n2 == 0 and n // n2 <= points:
             return n // n2, n2
     raise ValueError(f"{n} points are too many for two workgroup-memory passes")
 
@@ -215,11 +224,11 @@ def _once(gpu: Gpu, key: tuple, make) -> Any:
     return entry[1]
 
 
-def _twiddles(gpu: Gpu, length: int) -> Any:
-    """``exp(-2 pi i t / length)`` for ``t < length``, complex64, on the device."""
+def _twiddles(gpu: Gpu, length: int, real: str) -> Any:
+    """``exp(-2 pi i t / length)`` for ``t < length``, in precision ``real``, on the device."""
     turns = np.arange(length, dtype=np.float64) / length
-    return _once(gpu, ("twiddles", length),
-                 lambda: np.exp(-2j * np.pi * turns).astype(_COMPLEX))
+    return _once(gpu, ("twiddles", length, real),
+                 lambda: np.exp(-2j * np.pi * turns).astype(real_dtype(real, True)))
 
 
 def _chirp_host(n: int, inverse: bool) -> np.ndarray:
@@ -229,8 +238,9 @@ def _chirp_host(n: int, inverse: bool) -> np.ndarray:
     return np.exp((1j if inverse else -1j) * angle)
 
 
-def _chirp(gpu: Gpu, n: int, inverse: bool) -> Any:
-    return _once(gpu, ("chirp", n, inverse), lambda: _chirp_host(n, inverse).astype(_COMPLEX))
+def _chirp(gpu: Gpu, n: int, inverse: bool, real: str) -> Any:
+    return _once(gpu, ("chirp", n, inverse, real),
+                 lambda: _chirp_host(n, inverse).astype(real_dtype(real, True)))
 
 
 def _chirp_spectrum_host(n: int, m: int, inverse: bool) -> np.ndarray:
@@ -239,22 +249,28 @@ def _chirp_spectrum_host(n: int, m: int, inverse: bool) -> np.ndarray:
     conjugate = np.conj(_chirp_host(n, inverse))
     kernel[:n] = conjugate
     kernel[m - n + 1:] = conjugate[1:][::-1]
-    return (np.fft.fft(kernel) / m).astype(_COMPLEX)
+    return np.fft.fft(kernel) / m
 
 
-def _chirp_spectrum(gpu: Gpu, n: int, m: int, inverse: bool) -> Any:
-    return _once(gpu, ("chirp spectrum", n, m, inverse),
-                 lambda: _chirp_spectrum_host(n, m, inverse))
+def _chirp_spectrum(gpu: Gpu, n: int, m: int, inverse: bool, real: str) -> Any:
+    return _once(gpu, ("chirp spectrum", n, m, inverse, real),
+                 lambda: _chirp_spectrum_host(n, m, inverse).astype(real_dtype(real, True)))
 
 
 # -- the complex FFT of dense rows -------------------------------------------------------------
 
 @dataclass(frozen=True)
 class _Table:
-    """A twiddle table of ``length`` entries (a multiple of every transform length it serves)."""
+    """A twiddle table of ``length`` entries (a multiple of every transform length it
+    serves), in precision ``real``."""
 
     buffer: Any
     length: int
+    real: str
+
+    @classmethod
+    def of(cls, gpu: Gpu, length: int, real: str) -> _Table:
+        return cls(_twiddles(gpu, length, real), length, real)
 
 
 def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
@@ -263,50 +279,54 @@ def _stockham(table, n, inverse, src, dst, transforms, per_group, inner_count=1,
     params = (n, table.length // n, transforms, per_group, inner_count, *load, *store,
               int(inverse), out_twiddle, order, 0, 0)
     groups = math.ceil(transforms / per_group)
-    return Dispatch("fft_stockham", "f32", params, (table.buffer, src, dst),
+    return Dispatch("fft_stockham", table.real, params, (table.buffer, src, dst),
                     grid(groups * WORKGROUP))
 
 
 def _smooth_passes(gpu, strategy, rows, n, inverse, data, table):
     """Dispatches of the FFT of dense rows of 2,3,5-smooth length ``n``, and the result buffer."""
-    spare = gpu.zeros(rows * n * 8)
-    if strategy == "global" or n > LOCAL_POINTS ** 2:
+    real = table.real
+    points = gpu.local_points(real)
+    spare = gpu.zeros(rows * n * 2 * REAL_BYTES[real])
+    if strategy == "global" or n > points ** 2:
         dispatches, span = [], 1
         for radix in radices(n):
             params = (n, table.length // n, rows, 0, 0, 0, 0, 0, 0, 0, 0, int(inverse),
                       0, 0, 1, span)
-            dispatches.append(Dispatch("fft_stockham", "f32", params, (table.buffer, data, spare),
-                                       grid(rows * n // radix)))
+            dispatches.append(Dispatch("fft_stockham", real, params,
+                                       (table.buffer, data, spare), grid(rows * n // radix)))
             data, spare, span = spare, data, span * radix
         return dispatches, data
-    if n <= LOCAL_POINTS:
-        per_group = max(1, LOCAL_POINTS // n)
+    if n <= points:
+        per_group = max(1, points // n)
         return [_stockham(table, n, inverse, data, spare, rows, per_group,
                           load=(n, 0, 1), store=(n, 0, 1))], spare
-    n1, n2 = four_step_split(n)
+    n1, n2 = four_step_split(n, points)
     # Columns n1 of the (n2, n1) matrix: n2-point FFTs, twiddled, stored as rows.
-    first = _stockham(table, n2, inverse, data, spare, rows * n1, max(1, LOCAL_POINTS // n2),
+    first = _stockham(table, n2, inverse, data, spare, rows * n1, max(1, points // n2),
                       inner_count=n1, load=(n, 1, n1), store=(n, n2, 1),
                       out_twiddle=table.length // n, order=1)
     # Columns k2 of the (n1, n2) result: n1-point FFTs, written transposed.
-    second = _stockham(table, n1, inverse, spare, data, rows * n2, max(1, LOCAL_POINTS // n1),
+    second = _stockham(table, n1, inverse, spare, data, rows * n2, max(1, points // n1),
                        inner_count=n2, load=(n, 1, n2), store=(n, 1, n2), order=3)
     return [first, second], data
 
 
-def _pointwise(table, src, dst, rows, length, in_len, in_rs):
-    return Dispatch("fft_pointwise", "f32", (rows, length, in_len, in_rs), (table, src, dst),
+def _pointwise(real, table, src, dst, rows, length, in_len, in_rs):
+    return Dispatch("fft_pointwise", real, (rows, length, in_len, in_rs), (table, src, dst),
                     grid(rows * length))
 
 
-def complex_passes(gpu: Gpu, strategy: str, rows: int, n: int, inverse: bool, data: Any,
-                   table: _Table | None = None) -> tuple[list[Dispatch], Any]:
+def complex_passes(gpu: Gpu, real: str, strategy: str, rows: int, n: int, inverse: bool,
+                   data: Any, table: _Table | None = None) -> tuple[list[Dispatch], Any]:
     """Dispatches of the unnormalised FFT of ``rows`` dense complex rows of ``n`` points.
 
     Parameters
     ----------
     gpu : Gpu
         The device.
+    real : str
+        The precision: ``"f32"`` or ``"f64"``.
     strategy : str
         One of :data:`STRATEGIES`.
     rows, n : int
@@ -316,7 +336,8 @@ def complex_passes(gpu: Gpu, strategy: str, rows: int, n: int, inverse: bool, da
     data : GPUBuffer
         The rows, back to back; the passes may overwrite it.
     table : _Table, optional
-        A twiddle table whose length is a multiple of ``n`` (default: ``n``).
+        A twiddle table of precision ``real`` whose length is a multiple of ``n``
+        (default: ``n``).
 
     Returns
     -------
@@ -325,45 +346,49 @@ def complex_passes(gpu: Gpu, strategy: str, rows: int, n: int, inverse: bool, da
         The buffer that holds the transformed rows, back to back, afterwards.
     """
     if is_smooth(n):
-        table = table or _Table(_twiddles(gpu, n), n)
+        table = table or _Table.of(gpu, n, real)
         return _smooth_passes(gpu, strategy, rows, n, inverse, data, table)
     m = next_smooth(2 * n - 1)
-    chirp = _chirp(gpu, n, inverse)
-    padded = gpu.zeros(rows * m * 8)
-    dispatches = [_pointwise(chirp, data, padded, rows, m, n, n)]
-    forward, spectrum = complex_passes(gpu, strategy, rows, m, False, padded)
-    product = gpu.zeros(rows * m * 8)
+    point = 2 * REAL_BYTES[real]
+    chirp = _chirp(gpu, n, inverse, real)
+    padded = gpu.zeros(rows * m * point)
+    dispatches = [_pointwise(real, chirp, data, padded, rows, m, n, n)]
+    forward, spectrum = complex_passes(gpu, real, strategy, rows, m, False, padded)
+    product = gpu.zeros(rows * m * point)
     dispatches += forward
-    dispatches.append(_pointwise(_chirp_spectrum(gpu, n, m, inverse), spectrum, product,
-                                 rows, m, m, m))
-    backward, convolved = complex_passes(gpu, strategy, rows, m, True, product)
+    dispatches.append(_pointwise(real, _chirp_spectrum(gpu, n, m, inverse, real), spectrum,
+                                 product, rows, m, m, m))
+    backward, convolved = complex_passes(gpu, real, strategy, rows, m, True, product)
     dispatches += backward
-    result = gpu.zeros(rows * n * 8)
-    dispatches.append(_pointwise(chirp, convolved, result, rows, n, n, m))
+    result = gpu.zeros(rows * n * point)
+    dispatches.append(_pointwise(real, chirp, convolved, result, rows, n, n, m))
     return dispatches, result
 
 
 # -- one transform between views -----------------------------------------------------------------
 
 def _gather(gpu, mode, rows, length, src: View):
-    work = gpu.zeros(rows * length * 8)
+    work = gpu.zeros(rows * length * 2 * REAL_BYTES[src.real])
     params = (mode, int(src.is_complex), rows, length, src.offset, src.row_stride, src.step,
               src.length, src.shift)
-    return Dispatch("fft_gather", "f32", params, (src.buffer, work), grid(rows * length)), work
+    return (Dispatch("fft_gather", src.real, params, (src.buffer, work), grid(rows * length)),
+            work)
 
 
 def _scatter(mode, rows, work, work_rs, dst: View, scale):
     params = (mode, rows, dst.length, work_rs, dst.shift, dst.offset, dst.row_stride, dst.step,
-              *real_words(scale, "f32"))
-    return Dispatch("fft_scatter", "f32", params, (work, dst.buffer), grid(rows * dst.length))
+              *real_words(scale, dst.real))
+    return Dispatch("fft_scatter", dst.real, params, (work, dst.buffer),
+                    grid(rows * dst.length))
 
 
-def _real(mode, table, rows, half, src: View, dst: View, scale=1.0):
-    high, mid, low = real_words(scale, "f32")
+def _real(mode, table: _Table, rows, half, src: View, dst: View, scale=1.0):
+    high, mid, low = real_words(scale, table.real)
     params = (mode, rows, half, high, src.offset, src.row_stride, src.step,
               src.length, dst.offset, dst.row_stride, dst.step, mid, low)
     width = half + 1 if mode == 0 else half
-    return Dispatch("fft_real", "f32", params, (table, src.buffer, dst.buffer), grid(rows * width))
+    return Dispatch("fft_real", table.real, params, (table.buffer, src.buffer, dst.buffer),
+                    grid(rows * width))
 
 
 def plan(gpu: Gpu, strategy: str, kind: str, n: int, norm: str, rows: int,
@@ -385,30 +410,35 @@ def plan(gpu: Gpu, strategy: str, kind: str, n: int, norm: str, rows: int,
     dst : View
         The output: ``dst.length`` samples per row from position ``dst.shift``
         of the result (all of it: ``n // 2 + 1`` for rfft, which allows no shift).
+        Of ``src``'s precision, which the transform computes in.
 
     Returns
     -------
     list of Dispatch
     """
+    real = src.real
+    if dst.real != real:
+        raise TypeError(f"an FFT from {src.real} into {dst.real} data; both views share one "
+                        "precision")
     scale = scale_of(kind, n, norm)
     inverse = kind in ("irfft", "ifft")
     if kind in ("fft", "ifft") or n % 2:
         length = n
         mode = 2 if kind == "irfft" else 0
         gather, work = _gather(gpu, mode, rows, n, src)
-        passes, result = complex_passes(gpu, strategy, rows, n, inverse, work)
+        passes, result = complex_passes(gpu, real, strategy, rows, n, inverse, work)
         output = 1 if kind == "irfft" else 0
         return [gather, *passes, _scatter(output, rows, result, length, dst, scale)]
     half = n // 2
-    table = _Table(_twiddles(gpu, n), n)
+    table = _Table.of(gpu, n, real)
     if kind == "rfft":
         gather, work = _gather(gpu, 1, rows, half, src)
-        passes, result = complex_passes(gpu, strategy, rows, half, False, work, table)
+        passes, result = complex_passes(gpu, real, strategy, rows, half, False, work, table)
         return [gather, *passes,
-                _real(0, table.buffer, rows, half, View.dense(result, half), dst, scale)]
-    work = gpu.zeros(rows * half * 8)
-    pre = _real(1, table.buffer, rows, half, src, View.dense(work, half))
-    passes, result = complex_passes(gpu, strategy, rows, half, True, work, table)
+                _real(0, table, rows, half, View.dense(result, real, half), dst, scale)]
+    work = gpu.zeros(rows * half * 2 * REAL_BYTES[real])
+    pre = _real(1, table, rows, half, src, View.dense(work, real, half))
+    passes, result = complex_passes(gpu, real, strategy, rows, half, True, work, table)
     return [pre, *passes, _scatter(2, rows, result, half, dst, scale)]
 
 
@@ -418,10 +448,9 @@ def output_length(kind: str, n: int) -> int:
 
 
 def _transform(strategy, x, axis, n, kind, norm):
-    layout.float32_only("fft", x)
     rows = x.shape[1 - axis]
     y = layout.output_like(x, axis, output_length(kind, n),
-                           np.float32 if kind == "irfft" else np.complex64)
+                           real_dtype(layout.precision_of(x), kind != "irfft"))
     x.gpu.run(plan(x.gpu, strategy, kind, n, norm, rows, View.of(x, axis), View.of(y, axis)))
     return y
 
@@ -432,7 +461,8 @@ def transform(x: WgpuArray, axis: int, n: int, kind: str, norm: str = "backward"
     Parameters
     ----------
     x : WgpuArray
-        2-D, any strides; float32 (rfft, fft, ifft) or complex64 (irfft, fft, ifft).
+        2-D, any strides; float32 or float64 (rfft, fft, ifft), complex64 or
+        complex128 (irfft, fft, ifft). The transform computes in its precision.
     axis : int
         The time axis, 0 or 1.
     n : int
@@ -445,8 +475,9 @@ def transform(x: WgpuArray, axis: int, n: int, kind: str, norm: str = "backward"
     Returns
     -------
     WgpuArray
-        New, C-contiguous, ``x``'s orientation: complex64 with ``n // 2 + 1``
-        (rfft) or ``n`` samples along ``axis``; float32 with ``n`` for irfft.
+        New, C-contiguous, ``x``'s orientation and precision: complex with
+        ``n // 2 + 1`` (rfft) or ``n`` samples along ``axis``; real with ``n``
+        for irfft.
     """
     return _transform("workgroup", x, axis, n, kind, norm)
 
@@ -456,6 +487,9 @@ def transform_global_passes(x: WgpuArray, axis: int, n: int, kind: str,
     """The fft kernel as :func:`transform`, one storage-buffer dispatch per radix stage."""
     return _transform("global", x, axis, n, kind, norm)
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 SOURCE = source_hash(sys.modules[__name__], *(shader_source(name) for name in (
     "fft_stockham", "fft_gather", "fft_scatter", "fft_real", "fft_pointwise")))

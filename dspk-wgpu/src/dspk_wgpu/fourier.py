@@ -11,9 +11,14 @@ inverse transform into the result:
   given weights, the inverse real FFT of length ``num`` (bins beyond ``m``
   read as zeros);
 * phase_shift: the real FFT of length ``L = n + 2 margin`` of each channel
-  read after ``margin`` zeros, bin ``k`` times ``exp(-2 pi i k shift / L)``
-  (the turn's fraction ``k shift / L`` reduced before the exponential),
+  read after ``margin`` zeros, bin ``k`` times ``exp(-2 pi i k shift / L)``,
   the inverse real FFT, of which the ``n`` samples from ``margin`` are written.
+  The rotation is the product of the factors ``exp(-2 pi i 2^j shift / L)``
+  of the bits ``j`` of ``k``, computed on the host in float64 (each turn's
+  fraction reduced before the exponential; shaders have no float64 cosine).
+
+The shaders compute in the signal's precision: float32, or float64 where the
+device has ``shader-f64``.
 
 Every operation has one variant per FFT strategy (:data:`dspk_wgpu.fft.STRATEGIES`).
 """
@@ -29,66 +34,96 @@ from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import fft, layout
 from dspk_wgpu.fft import View
-from dspk_wgpu.gpu import Dispatch, shader_source
+from dspk_wgpu.gpu import REAL_BYTES, Dispatch, real_dtype, shader_source
 
 _ANALYTIC, _WEIGHTS, _ROTATION = 0, 1, 2
 
 
-def _multiply(mode, table, spectrum, rows, count, row_stride, n=0):
-    return Dispatch("fourier_spectrum", "f32", (mode, rows, count, row_stride, n),
-                    (table, spectrum),
-                    fft.grid(rows * count))
+def _multiply(real, mode, table, spectrum, rows, count, row_stride, n=0):
+    return Dispatch("fourier_spectrum", real, (mode, rows, count, row_stride, n),
+                    (table, spectrum), fft.grid(rows * count))
+
+
+def _spectrum(gpu, real, rows, bins):
+    """A dense work buffer of ``rows`` spectra of ``bins`` complex values."""
+    return gpu.zeros(rows * bins * 2 * REAL_BYTES[real])
+
+
+def rotation_factors(shifts, length: int, bins: int) -> np.ndarray:
+    """``exp(-2 pi i 2^j shift / length)`` for every shift and ``2^j < bins``, complex128
+    ``(shifts, bits)``: bin ``k`` of a channel turns by the product of the factors of
+    ``k``'s set bits.
+
+    Examples
+    --------
+    >>> factors = rotation_factors([0.25], 8, 5)
+    >>> k = 3
+    >>> bool(np.isclose(factors[0, 0] * factors[0, 1], np.exp(-2j * np.pi * k * 0.25 / 8)))
+    True
+    """
+    turns = np.asarray(shifts, np.float64).reshape(-1, 1) / length
+    bits = max(1, (bins - 1).bit_length())
+    # Scaling by 2^j is exact, so each fraction is the exact one of the rounded turn.
+    fractions = np.mod(turns * 2.0 ** np.arange(bits), 1.0)
+    return np.exp(-2j * np.pi * fractions)
 
 
 def analytic(x, axis, n, strategy="workgroup"):
     """hilbert kernel: the analytic signal of every channel from its ``n``-point FFT."""
-    layout.float32_only("hilbert", x)
-    gpu, rows = x.gpu, x.shape[1 - axis]
-    y = layout.output_like(x, axis, n, np.complex64)
-    spectrum = gpu.zeros(rows * n * 8)
+    gpu, rows, real = x.gpu, x.shape[1 - axis], layout.precision_of(x)
+    y = layout.output_like(x, axis, n, real_dtype(real, True))
+    spectrum = _spectrum(gpu, real, rows, n)
     dispatches = fft.plan(gpu, strategy, "fft", n, "backward", rows, View.of(x, axis),
-                          View.dense(spectrum, n))
+                          View.dense(spectrum, real, n))
     unused_table = gpu.zeros(4)
-    dispatches.append(_multiply(_ANALYTIC, unused_table, spectrum, rows, n, n, n))
-    dispatches += fft.plan(gpu, strategy, "ifft", n, "backward", rows, View.dense(spectrum, n),
-                           View.of(y, axis))
+    dispatches.append(_multiply(real, _ANALYTIC, unused_table, spectrum, rows, n, n, n))
+    dispatches += fft.plan(gpu, strategy, "ifft", n, "backward", rows,
+                           View.dense(spectrum, real, n), View.of(y, axis))
     gpu.run(dispatches)
     return y
 
 
 def resample(x, axis, num, weights, strategy="workgroup"):
     """resample kernel: ``irfft(rfft(x)[:m] * weights, num)`` along ``axis``."""
-    layout.float32_only("resample", x, weights)
     gpu, rows, n = x.gpu, x.shape[1 - axis], x.shape[axis]
+    real = layout.precision_of(x, weights)
     bins, kept = n // 2 + 1, weights.shape[0]
     y = layout.output_like(x, axis, num)
-    spectrum = gpu.zeros(rows * bins * 8)
+    spectrum = _spectrum(gpu, real, rows, bins)
     dispatches = fft.plan(gpu, strategy, "rfft", n, "backward", rows, View.of(x, axis),
-                          View.dense(spectrum, bins))
-    dispatches.append(_multiply(_WEIGHTS, layout.dense(weights).buffer, spectrum, rows, kept,
-                                bins))
+                          View.dense(spectrum, real, bins))
+    dispatches.append(_multiply(real, _WEIGHTS, layout.dense(weights).buffer, spectrum, rows,
+                                kept, bins))
     dispatches += fft.plan(gpu, strategy, "irfft", num, "backward", rows,
-                           View.dense(spectrum, bins, kept), View.of(y, axis))
+                           View.dense(spectrum, real, bins, kept), View.of(y, axis))
     gpu.run(dispatches)
     return y
 
 
 def shift_phase(x, axis, shifts, margin, strategy="workgroup"):
     """phase_shift kernel: each channel delayed by its (fractional) shift through a padded FFT."""
-    layout.float32_only("phase_shift", x)
     gpu, rows, n = x.gpu, x.shape[1 - axis], x.shape[axis]
+    real = layout.precision_of(x)
     length = n + 2 * margin
     bins = length // 2 + 1
     y = layout.output_like(x, axis, n)
-    spectrum = gpu.zeros(rows * bins * 8)
-    turns = gpu.upload((np.asarray(shifts, np.float64) / length).astype(np.float32))
+    spectrum = _spectrum(gpu, real, rows, bins)
+    factors = rotation_factors(shifts, length, bins)
+    table = gpu.upload(factors.astype(real_dtype(real, True)))
     dispatches = fft.plan(gpu, strategy, "rfft", length, "backward", rows,
-                          replace(View.of(x, axis), shift=margin), View.dense(spectrum, bins))
-    dispatches.append(_multiply(_ROTATION, turns, spectrum, rows, bins, bins))
+                          replace(View.of(x, axis), shift=margin),
+                          View.dense(spectrum, real, bins))
+    dispatches.append(_multiply(real, _ROTATION, table, spectrum, rows, bins, bins,
+                                factors.shape[1]))
     dispatches += fft.plan(gpu, strategy, "irfft", length, "backward", rows,
-                           View.dense(spectrum, bins), replace(View.of(y, axis), shift=margin))
+                           View.dense(spectrum, real, bins),
+                           replace(View.of(y, axis), shift=margin))
     gpu.run(dispatches)
     return y
+
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 
 SOURCE = source_hash(sys.modules[__name__], fft.SOURCE, shader_source("fourier_spectrum"))

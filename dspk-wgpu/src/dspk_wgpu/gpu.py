@@ -36,6 +36,11 @@ LOOP_BUDGET = 16384
 #: Parameter block size: 16 int32 fields, as every shader's ``Params`` struct.
 PARAM_FIELDS = 16
 
+#: Most complex points of one FFT row in workgroup memory (``fft_stockham``), which
+#: holds two halves of them: 16 KiB in float32, 32 KiB in float64. A device with less
+#: workgroup memory gets fewer (:meth:`Gpu.local_points`).
+FFT_POINTS = 1024
+
 
 #: The WGSL type of each precision, by the NumPy dtypes computed in it.
 PRECISIONS = {np.dtype(np.float32): "f32", np.dtype(np.complex64): "f32",
@@ -99,9 +104,17 @@ def shader_source(name: str) -> str:
     return files("dspk_wgpu").joinpath("shaders", f"{name}.wgsl").read_text()
 
 
-def prelude(real: str) -> str:
-    """The lines put before a shader's text to compile it in precision ``real``."""
-    return f"alias real = {real};\n"
+def prelude(real: str, fft_points: int = FFT_POINTS) -> str:
+    """The lines put before a shader's text to compile it in precision ``real``: the
+    type alias ``real`` and the constant ``FFT_POINTS`` (see :meth:`Gpu.local_points`).
+
+    Examples
+    --------
+    >>> print(prelude("f64", 512), end="")
+    alias real = f64;
+    const FFT_POINTS: i32 = 512;
+    """
+    return f"alias real = {real};\nconst FFT_POINTS: i32 = {fft_points};\n"
 
 
 @dataclass
@@ -156,6 +169,16 @@ class Gpu:
         """Whether shaders compute in float64 here (the device has ``shader-f64``)."""
         return "shader-f64" in self.device.features
 
+    def local_points(self, real: str) -> int:
+        """Complex points of one FFT row in workgroup memory in precision ``real``:
+        :data:`FFT_POINTS`, halved while two halves of them exceed the device's
+        ``max-compute-workgroup-storage-size``."""
+        limit = int(self.device.limits["max-compute-workgroup-storage-size"])
+        points = FFT_POINTS
+        while points > 64 and 2 * points * 2 * REAL_BYTES[real] > limit:
+            points //= 2
+        return points
+
     @property
     def timestamps(self) -> bool:
         """Whether the device writes timestamps into compute passes."""
@@ -189,7 +212,7 @@ class Gpu:
                                  "on this device")
             label = f"{name}[{real}]"
             module = self.device.create_shader_module(
-                code=prelude(real) + shader_source(name), label=label)
+                code=prelude(real, self.local_points(real)) + shader_source(name), label=label)
             self._pipelines[key] = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": "main"}, label=label)
         return self._pipelines[key]
@@ -203,23 +226,26 @@ class Gpu:
                 "processes in pieces, or split the data")
 
     def upload(self, data: np.ndarray) -> Any:
-        """A storage buffer holding ``data``'s bytes (at least 4 bytes)."""
+        """A storage buffer holding ``data``'s bytes (at least 16: a buffer binds to an
+        array of any element, complex128 included)."""
         self.check_size(data.nbytes)
-        raw = np.ascontiguousarray(data).tobytes() or bytes(4)
+        raw = np.ascontiguousarray(data).tobytes() or bytes(16)
         return self.device.create_buffer_with_data(data=raw, usage=STORAGE)
 
     def empty(self, nbytes: int) -> Any:
-        """A new storage buffer for results: zeros, or NaN when ``poison_outputs``."""
+        """A new storage buffer for results (at least 16 bytes): zeros, or NaN when
+        ``poison_outputs`` (NaN float32 words, which read as NaN float64 too)."""
         self.check_size(nbytes)
-        nbytes = max(4, -(-nbytes // 4) * 4)
+        nbytes = max(16, -(-nbytes // 4) * 4)
         if self.poison_outputs:
             return self.upload(np.full(nbytes // 4, np.nan, np.float32))
         return self.device.create_buffer(size=nbytes, usage=STORAGE)
 
     def zeros(self, nbytes: int) -> Any:
-        """A new storage buffer of zeros (WebGPU zero-fills new buffers)."""
+        """A new storage buffer of zeros, at least 16 bytes (WebGPU zero-fills new
+        buffers)."""
         self.check_size(nbytes)
-        return self.device.create_buffer(size=max(4, -(-nbytes // 4) * 4), usage=STORAGE)
+        return self.device.create_buffer(size=max(16, -(-nbytes // 4) * 4), usage=STORAGE)
 
     def read(self, buffer: Any, nbytes: int | None = None) -> bytes:
         """A buffer's bytes, after all submitted work."""

@@ -2,7 +2,7 @@
 //
 // Sample t of a row is x[x_offset + row * x_rs + (t - pad) * x_step] when
 // 0 <= t - pad < x_len, else 0 (a crop or zero padding, and `pad` leading
-// zeros); x is float32, or complex64 (two float32) when `complex_in` is 1.
+// zeros); x is real, or complex (two reals) when `complex_in` is 1.
 // mode 0: work[k] = sample k.
 // mode 1: work[k] = sample 2k + i sample 2k+1 (real input packed in pairs, for
 //         the real FFT through a half-length complex FFT).

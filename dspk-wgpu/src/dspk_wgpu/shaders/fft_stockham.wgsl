@@ -8,7 +8,7 @@
 // After the last stage `out` holds the transform in natural order.
 //
 // mode 0 (workgroup): a workgroup loads `per_group` whole transforms into
-// workgroup memory (at most 1024 points, ping-ponged between two 8 KiB halves),
+// workgroup memory (at most POINTS points, ping-ponged between two halves),
 // runs every stage there and stores them. Transform t = outer * inner_count +
 // inner reads element e at in_outer * outer + in_inner * inner + in_step * e
 // and writes it at the same form with the out_* strides, optionally times
@@ -30,7 +30,9 @@ struct Params {
 }
 
 const WORKGROUP: i32 = 256;
-const POINTS: i32 = 1024;
+// Points per workgroup-memory half: 1024, fewer on devices with little
+// workgroup memory (set by the loader, as dspk_wgpu.gpu.Gpu.local_points says).
+const POINTS: i32 = FFT_POINTS;
 const SIN_PI_3: real = 0.8660254037844386;
 const COS_2PI_5: real = 0.30901699437494745;
 const COS_4PI_5: real = -0.8090169943749475;

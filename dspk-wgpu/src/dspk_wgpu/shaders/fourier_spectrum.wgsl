@@ -3,7 +3,10 @@
 // mode 0: by the analytic-signal weights of an n-point spectrum: 1 at bin 0
 //         (and n / 2 when n is even), 2 below n / 2, 0 above;
 // mode 1: by the real weight table[k] of bin k;
-// mode 2: by exp(-2 pi i k table[row]), a delay of table[row] * n samples.
+// mode 2: by a rotation exp(-2 pi i k d / L) for the row's delay of d samples
+//         (a spectrum of L points): the product over the set bits j of k of
+//         the row's factor j, table[2 (row n + j) + (0, 1)] (n factors a row,
+//         complex; computed on the host, so no shader needs a cosine).
 
 struct Params {
     mode: i32, rows: i32, count: i32, rs: i32,
@@ -11,8 +14,6 @@ struct Params {
     _p8: i32, _p9: i32, _p10: i32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
-
-const TAU: real = 6.283185307179586;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> table: array<real>;
@@ -43,9 +44,17 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
             spectrum[at] *= table[k];
         }
         default: {
-            // The fraction of a turn first, so the angle stays in [-2 pi, 0].
-            let angle = -TAU * fract(real(k) * table[row]);
-            let rotation = vec2<real>(cos(angle), sin(angle));
+            var rotation = vec2<real>(1.0, 0.0);
+            var bits = k;
+            for (var j = 0; bits != 0; j++) {
+                if ((bits & 1) != 0) {
+                    let f = 2 * (row * p.n + j);
+                    let w = vec2<real>(table[f], table[f + 1]);
+                    rotation = vec2<real>(rotation.x * w.x - rotation.y * w.y,
+                                          rotation.x * w.y + rotation.y * w.x);
+                }
+                bits = bits >> 1u;
+            }
             let z = spectrum[at];
             spectrum[at] = vec2<real>(z.x * rotation.x - z.y * rotation.y,
                                      z.x * rotation.y + z.y * rotation.x);
