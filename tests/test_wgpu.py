@@ -93,6 +93,17 @@ def test_array_round_trip_and_protocol(backend, rng):
     np.testing.assert_array_equal(np.asarray(x.astype(np.float32)), host)
 
 
+def test_round_and_integer_astype_go_through_the_host(backend):
+    """What the core does to integer inputs' results: round, then the integer dtype."""
+    x = backend.asarray(np.array([0.5, 1.5, -2.5, 2.4], np.float32))
+    rounded = x.round()
+    assert backend.is_native(rounded) and rounded.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(rounded), [0, 2, -2, 2])
+    integers = rounded.astype(np.int64)
+    assert isinstance(integers, np.ndarray) and integers.dtype == np.int64
+    np.testing.assert_array_equal(integers, [0, 2, -2, 2])
+
+
 def test_float64_needs_shader_f64_and_is_never_downcast(backend):
     from types import SimpleNamespace
 

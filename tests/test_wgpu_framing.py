@@ -3,7 +3,8 @@
 The kernels are called directly (every variant) on random data; the
 references below build the segments with NumPy, in float64. Tolerance:
 relative L2 error, complex parts included, ``TOLERANCE[float32]`` (1e-4);
-1e-5 for convolution.
+1e-5 for convolution; float64 data (where the adapter has shader-f64) to
+1e-11, ten times tighter than the conformance suite.
 """
 
 import numpy as np
@@ -16,6 +17,19 @@ from scipy import signal
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 
 TOL = TOLERANCE[np.float32]
+
+#: The tolerance of float64 data, and the dtypes under test.
+TOL64 = 1e-11
+PRECISIONS = [pytest.param(np.float32, id="float32"), pytest.param(np.float64, id="float64")]
+
+
+def _tolerance(dtype, single=TOL):
+    return TOL64 if np.dtype(dtype) in (np.float64, np.complex128) else single
+
+
+def _needs(backend, dtype):
+    if np.dtype(dtype) == np.float64 and not backend.gpu.f64:
+        pytest.skip("this adapter has no shader-f64")
 
 
 def rel_l2(got, want):
@@ -40,12 +54,13 @@ def _run(backend, op, name, *args):
                                     for a in args)))
 
 
-def _signal(rng, channels, samples, axis, complex_values=False, trend=0.0):
-    """Random channels x samples (time along ``axis``), float32 or complex64, maybe sloped."""
+def _signal(rng, channels, samples, axis, complex_values=False, trend=0.0, dtype=np.float32):
+    """Random channels x samples (time along ``axis``), real or complex of ``dtype``'s
+    precision, maybe sloped."""
     x = rng.standard_normal((channels, samples)) + trend * np.arange(samples)
     if complex_values:
         x = x + 1j * rng.standard_normal((channels, samples))
-    x = x.astype(np.complex64 if complex_values else np.float32)
+    x = x.astype(np.result_type(dtype, np.complex64) if complex_values else dtype)
     return x if axis == 1 else np.ascontiguousarray(x.T)
 
 
@@ -77,35 +92,39 @@ def _stft_reference(x, axis, window, step, nfft, detrend, sides, boundary, pad, 
 
 
 def _stft_case(backend, rng, variant, axis, nperseg, noverlap, nfft, detrend, boundary, pad,
-               value, complex_values, channels=3, samples=301):
-    x = _signal(rng, channels, samples, axis, complex_values, trend=0.05)
-    window = rng.uniform(0.2, 1.0, nperseg).astype(np.float32)
+               value, complex_values, channels=3, samples=301, dtype=np.float32):
+    _needs(backend, dtype)
+    x = _signal(rng, channels, samples, axis, complex_values, trend=0.05, dtype=dtype)
+    window = rng.uniform(0.2, 1.0, nperseg).astype(dtype)
     sides = "twosided" if complex_values else "onesided"
     bins = nfft // 2 + 1 if sides == "onesided" else nfft
-    weights = rng.uniform(0.5, 1.5, bins).astype(np.float32)
+    weights = rng.uniform(0.5, 1.5, bins).astype(dtype)
     args = (axis, window, nperseg - noverlap, nfft, detrend, sides, boundary, pad, weights, value)
     got = _run(backend, "stft", variant, x, *args)
     want = _stft_reference(x, *args[:1], window.astype(np.float64), *args[2:])
-    assert got.dtype == (np.complex64 if value == "complex" else np.float32)
+    assert got.dtype == (np.result_type(dtype, np.complex64) if value == "complex" else dtype)
     assert got.shape == want.shape
-    assert rel_l2(got, want) <= TOL
+    assert rel_l2(got, want) <= _tolerance(dtype)
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("stft"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("boundary", [None, "zeros", "even", "odd", "constant"])
 @pytest.mark.parametrize("detrend", [None, "constant", "linear"])
-def test_stft_boundaries_and_detrends(backend, rng, variant, axis, boundary, detrend):
-    _stft_case(backend, rng, variant, axis, 37, 26, 40, detrend, boundary, 5, "complex", False)
+def test_stft_boundaries_and_detrends(backend, rng, variant, axis, boundary, detrend, dtype):
+    _stft_case(backend, rng, variant, axis, 37, 26, 40, detrend, boundary, 5, "complex", False,
+               dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("stft"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("value", ["complex", "power", "magnitude", "angle", "phase"])
 @pytest.mark.parametrize("complex_values", [False, True])
-def test_stft_values(backend, rng, variant, axis, value, complex_values):
+def test_stft_values(backend, rng, variant, axis, value, complex_values, dtype):
     _stft_case(backend, rng, variant, axis, 33, 16, 33, "linear", "even", 0, value,
-               complex_values)
+               complex_values, dtype=dtype)
 
 
 @pytest.mark.parametrize("variant", _variants("stft"))
@@ -164,24 +183,34 @@ CSD_PAIRS = {
 
 
 def _csd_case(backend, variant, x, y, axis, nperseg, noverlap, nfft, detrend, average, rng):
+    real = np.float64 if x.dtype in (np.float64, np.complex128) else np.float32
+    _needs(backend, real)
     sides = "twosided" if np.iscomplexobj(x) or np.iscomplexobj(y) else "onesided"
     bins = nfft // 2 + 1 if sides == "onesided" else nfft
-    window = rng.uniform(0.2, 1.0, nperseg).astype(np.float32)
-    weights = rng.uniform(0.5, 1.5, bins).astype(np.float32)
+    window = rng.uniform(0.2, 1.0, nperseg).astype(real)
+    weights = rng.uniform(0.5, 1.5, bins).astype(real)
     args = (axis, window, nperseg - noverlap, nfft, detrend, sides, weights, average)
     got = _run(backend, "csd", variant, x, y, *args)
     want = _csd_reference(x, y, axis, window.astype(np.float64), *args[2:])
-    assert got.dtype == (np.float32 if y is None else np.complex64)
+    assert got.dtype == (real if y is None else np.result_type(real, np.complex64))
     assert got.shape == want.shape
-    assert rel_l2(got, want) <= TOL
+    assert rel_l2(got, want) <= _tolerance(real)
 
 
+def _in(dtype, *arrays):
+    """The arrays (or None) as ``dtype``'s precision, real or complex as they are."""
+    return tuple(None if a is None else
+                 a.astype(np.result_type(dtype, np.complex64) if np.iscomplexobj(a) else dtype)
+                 for a in arrays)
+
+
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("csd"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("average", ["mean", "median"])
 @pytest.mark.parametrize("pair", list(CSD_PAIRS))
-def test_csd_pairs_and_averages(backend, rng, variant, axis, average, pair):
-    x, y = CSD_PAIRS[pair](rng, axis)
+def test_csd_pairs_and_averages(backend, rng, variant, axis, average, pair, dtype):
+    x, y = _in(dtype, *CSD_PAIRS[pair](rng, axis))
     _csd_case(backend, variant, x, y, axis, 33, 20, 36, "constant", average, rng)
 
 
@@ -196,13 +225,14 @@ def test_csd_segments_and_detrends(backend, rng, variant, detrend, nperseg, nove
     _csd_case(backend, variant, x, None, 1, nperseg, noverlap, nfft, detrend, average, rng)
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("average", ["mean", "median"])
-def test_csd_blocks_and_chunked_loops(backend, rng, monkeypatch, average):
+def test_csd_blocks_and_chunked_loops(backend, rng, monkeypatch, average, dtype):
     """Blocks of 7 rows (mean) or whole channels (median), segment loops cut into chunks of 5."""
     from dspk_wgpu import framing
-    monkeypatch.setattr(framing, "WORK_BYTES", 8 * 40 * 7)
+    monkeypatch.setattr(framing, "WORK_BYTES", 2 * np.dtype(dtype).itemsize * 40 * 7)
     monkeypatch.setattr(framing, "LOOP_BUDGET", 5)
-    x, y = _signal(rng, 5, 300, 0), _signal(rng, 5, 300, 0)
+    x, y = _signal(rng, 5, 300, 0, dtype=dtype), _signal(rng, 5, 300, 0, dtype=dtype)
     _csd_case(backend, "wgsl-fused-frames", x, y, 0, 32, 16, 40, "linear", average, rng)
 
 
@@ -216,17 +246,21 @@ def _overlap_added(pieces, step):
     return total
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("istft"))
 @pytest.mark.parametrize("sides", ["onesided", "twosided"])
 @pytest.mark.parametrize(("nperseg", "step", "nfft", "trim"),
                          [(32, 16, 32, 16), (33, 7, 40, 0), (64, 64, 64, 0), (9, 1, 12, 4)])
-def test_istft_against_overlap_add(backend, rng, variant, sides, nperseg, step, nfft, trim):
+def test_istft_against_overlap_add(backend, rng, variant, sides, nperseg, step, nfft, trim,
+                                   dtype):
+    _needs(backend, dtype)
     channels, segments = 3, 17
     bins = nfft // 2 + 1 if sides == "onesided" else nfft
     z = (rng.standard_normal((channels, bins, segments))
-         + 1j * rng.standard_normal((channels, bins, segments))).astype(np.complex64)
-    window = rng.uniform(0.2, 1.0, nperseg).astype(np.float32)
-    divisor = rng.uniform(0.5, 1.5, nperseg + (segments - 1) * step - 2 * trim).astype(np.float32)
+         + 1j * rng.standard_normal((channels, bins, segments)))
+    z = z.astype(np.result_type(dtype, np.complex64))
+    window = rng.uniform(0.2, 1.0, nperseg).astype(dtype)
+    divisor = rng.uniform(0.5, 1.5, nperseg + (segments - 1) * step - 2 * trim).astype(dtype)
     # z as a transposed view of a segments-first buffer: strided along every axis.
     z_view = backend.asarray(np.ascontiguousarray(z.transpose(2, 0, 1))).transpose(1, 2, 0)
     variant_run = next(v for v in backend.variants("istft") if v.name == variant).run
@@ -235,8 +269,8 @@ def test_istft_against_overlap_add(backend, rng, variant, sides, nperseg, step, 
     inverse = np.fft.irfft if sides == "onesided" else np.fft.ifft
     pieces = inverse(z.astype(np.complex128), nfft, axis=1)[:, :nperseg] * window[:, None]
     want = _overlap_added(pieces.transpose(0, 2, 1), step)[:, trim:trim + divisor.size] / divisor
-    assert got.dtype == (np.float32 if sides == "onesided" else np.complex64)
-    assert rel_l2(got, want) <= TOL
+    assert got.dtype == (dtype if sides == "onesided" else np.result_type(dtype, np.complex64))
+    assert rel_l2(got, want) <= _tolerance(dtype)
 
 
 @pytest.mark.parametrize(("nperseg", "noverlap", "samples"), [(128, 64, 1000), (51, 40, 777)])
@@ -270,16 +304,19 @@ def _convolve_reference(x, h, axis):
     return y if axis == 1 else y.T
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("taps", [1, 7, 129, 1000])
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("h_rows", [1, 3])
 @pytest.mark.parametrize("samples", [1, 50, 3001])
-def test_overlap_save_matches_scipy(backend, rng, taps, axis, h_rows, samples):
-    x = _signal(rng, 3, samples, axis)
-    h = rng.standard_normal((h_rows, taps)).astype(np.float32)
+def test_overlap_save_matches_scipy(backend, rng, taps, axis, h_rows, samples, dtype):
+    _needs(backend, dtype)
+    x = _signal(rng, 3, samples, axis, dtype=dtype)
+    h = rng.standard_normal((h_rows, taps)).astype(dtype)
     got = _run(backend, "convolve", "wgsl-fft-overlap-save", x, h, axis)
+    assert got.dtype == dtype
     assert got.shape == ((3, samples + taps - 1) if axis == 1 else (samples + taps - 1, 3))
-    assert rel_l2(got, _convolve_reference(x, h, axis)) <= 1e-5
+    assert rel_l2(got, _convolve_reference(x, h, axis)) <= _tolerance(dtype, 1e-5)
 
 
 def test_overlap_save_strided_view_and_blocks(backend, rng, monkeypatch):

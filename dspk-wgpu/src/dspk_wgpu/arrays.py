@@ -162,12 +162,21 @@ class WgpuArray:
         return WgpuArray(self.gpu, self.buffer, shape, self.dtype, strides,
                          self.offset if offset is None else offset)
 
-    def astype(self, dtype: Any, copy: bool = True) -> WgpuArray:
-        """The same data as ``dtype`` (one of :func:`supported`)."""
+    def astype(self, dtype: Any, copy: bool = True) -> WgpuArray | np.ndarray:
+        """The same data as ``dtype``: a WgpuArray for a dtype of :func:`supported`; a
+        NumPy array for an integer or boolean dtype, which the device does not hold
+        (as the core's integer results, after :meth:`round`). Other dtypes raise
+        :class:`~dspk.plugin.UnsupportedDtype`."""
+        if np.dtype(dtype).kind in "biu":
+            return self.to_numpy().astype(dtype)
         dtype = check_dtype(dtype, self.gpu)
         if dtype != self.dtype:
             return WgpuArray.from_numpy(self.gpu, self.to_numpy().astype(dtype))
         return self.copy() if copy else self
+
+    def round(self) -> WgpuArray:
+        """The values rounded to integers (half to even, as NumPy), through the host."""
+        return WgpuArray.from_numpy(self.gpu, np.round(self.to_numpy()))
 
     def copy(self, order: str = "C") -> WgpuArray:
         """A C-contiguous copy on the device (``order`` is accepted for NumPy's sake)."""

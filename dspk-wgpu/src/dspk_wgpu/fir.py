@@ -23,6 +23,9 @@ tuner time both (the direct tiles are the default when it does not):
     ``N - taps + 1`` samples, those free of circular wrap-around. Work per
     output grows with ``log N`` rather than the taps, in five passes over
     the data: the faster for long filters (hundreds of taps and more).
+
+Both compute in the signal's precision (signal and taps share it): float32, or
+float64 where the device has ``shader-f64``.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ BLOCK_OVER_TAPS = 4
 
 def convolve_direct(x, h, axis):
     """convolve kernel: full convolution of each channel with its row of ``h``."""
-    layout.float32_only("convolve", x, h)
+    real = layout.precision_of(x, h)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     rows, taps = h.shape
     out_len = samples + taps - 1
@@ -61,7 +64,7 @@ def convolve_direct(x, h, axis):
         for tile0, tiles in layout.batches(math.ceil(out_len / TILE)):
             params = (samples, taps, rows, out_len, tap0, tap_count, int(tap0 > 0), x_offset,
                       x_sc, x_st, y_sc, y_st, h_offset, h_sr, h_st, tile0)
-            dispatches.append(Dispatch("convolve_direct", "f32", params,
+            dispatches.append(Dispatch("convolve_direct", real, params,
                                        (x.buffer, h.buffer, y.buffer), (tiles, channels, 1)))
     x.gpu.run(dispatches)
     return y
@@ -84,7 +87,7 @@ def block_length(taps: int, out_len: int) -> int:
 
 def convolve_overlap_save(x, h, axis):
     """convolve kernel: FFT overlap-save of each channel with its row of ``h``."""
-    layout.float32_only("convolve", x, h)
+    real = layout.precision_of(x, h)
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     taps = h.shape[1]
@@ -95,7 +98,8 @@ def convolve_overlap_save(x, h, axis):
                                 boundary="zeros")
     taps_spectrum = fft.transform(h, 1, n, "rfft")
     y = layout.output_like(x, axis, out_len)
-    for first, end in framing.row_blocks(channels * plan.segments, framing.block_rows(gpu, n)):
+    for first, end in framing.row_blocks(channels * plan.segments,
+                                         framing.block_rows(gpu, n, real)):
         frames, framing_passes = framing.frame_rows(x, axis, None, plan, first, end)
         spectrum, forward = framing.transformed(frames, "rfft", n)
         blocks, inverse = framing.transformed(spectrum, "irfft", n)
@@ -112,7 +116,7 @@ def _multiply(spectrum, taps_spectrum, blocks, first, end):
     x_offset, x_sr, _ = layout.addressing(spectrum, 1)
     h_offset, h_sr, _ = layout.addressing(taps_spectrum, 1)
     return [
-        Dispatch("convolve_spectra", "f32",
+        Dispatch("convolve_spectra", layout.precision_of(spectrum, taps_spectrum),
                  (bins, blocks, first, first + row0, end, taps_spectrum.shape[0], x_offset, x_sr,
                   h_offset, h_sr),
                  (taps_spectrum.buffer, spectrum.buffer), grid)
@@ -130,7 +134,7 @@ def _keep(frames, y, axis, taps, blocks, keep, first, end):
         t_end = min(out_len, (end - c_begin * blocks) * keep)
     _, y_sc, y_st = layout.addressing(y, axis)
     return [
-        Dispatch("convolve_keep", "f32",
+        Dispatch("convolve_keep", layout.precision_of(frames, y),
                  (keep, taps, blocks, out_len, first, first, end, frames.shape[1], frames.offset,
                   y_sc, y_st, c_begin + c0, t_begin),
                  (frames.buffer, y.buffer), grid)
@@ -144,6 +148,9 @@ def _is_direct(problem: Problem) -> bool:
 def _is_fft(problem: Problem) -> bool:
     return problem.param("method") in ("auto", "fft")
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 DIRECT_SOURCE = source_hash(convolve_direct, shader_source("convolve_direct"))
 FFT_SOURCE = source_hash(block_length, convolve_overlap_save, _multiply, _keep,

@@ -31,12 +31,11 @@ import math
 import sys
 from dataclasses import dataclass
 
-import numpy as np
 from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import fft, layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, Gpu, shader_source
+from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, Gpu, real_dtype, shader_source
 
 #: Invocations per workgroup of the one-invocation-per-element shaders.
 WORKGROUP = 64
@@ -84,10 +83,11 @@ class Segmentation:
     detrend: str | None = None
 
 
-def block_rows(gpu: Gpu, row_elements: int) -> int:
-    """Rows of ``row_elements`` complex values that one block's work array holds."""
+def block_rows(gpu: Gpu, row_elements: int, real: str) -> int:
+    """Rows of ``row_elements`` complex values of precision ``real`` that one block's work
+    array holds."""
     limit = min(WORK_BYTES, gpu.device.limits["max-storage-buffer-binding-size"])
-    return max(1, limit // (8 * max(row_elements, 1)))
+    return max(1, limit // (2 * REAL_BYTES[real] * max(row_elements, 1)))
 
 
 def row_blocks(total: int, size: int):
@@ -100,7 +100,7 @@ def transformed(rows: WgpuArray, kind: str, n: int) -> tuple[WgpuArray, list[Dis
     """A new array for ``kind`` of ``n`` points of each row of 2-D ``rows``, and the
     dispatches of :func:`dspk_wgpu.fft.plan` (unnormalised forward) that fill it."""
     result = WgpuArray.empty(rows.gpu, (rows.shape[0], fft.output_length(kind, n)),
-                             np.float32 if kind == "irfft" else np.complex64)
+                             real_dtype(layout.precision_of(rows), kind != "irfft"))
     dispatches = fft.plan(rows.gpu, "workgroup", kind, n, "backward", rows.shape[0],
                           fft.View.of(rows, 1), fft.View.of(result, 1))
     return result, dispatches
@@ -114,14 +114,15 @@ def frame_rows(x: WgpuArray, axis: int, window: WgpuArray | None, plan: Segmenta
     Complex ``x`` gives complex rows. A one-channel ``x`` serves every
     channel's rows. ``window`` None leaves the segments unwindowed.
     """
-    complex_input = x.dtype == np.complex64
+    real = layout.precision_of(x, window)
+    complex_input = x.dtype.kind == "c"
     frames = WgpuArray.empty(x.gpu, (end - first, plan.nfft), x.dtype)
     offset, channel_stride, time_stride = layout.addressing(x, axis)
     flags = int(complex_input) | (2 if window is not None else 0) | (4 if x.shape[1 - axis] == 1
                                                                         else 0)
     window_buffer = x.buffer if window is None else layout.dense(window).buffer
     dispatches = [
-        Dispatch("framing_segments", "f32",
+        Dispatch("framing_segments", real,
                  (x.shape[axis], plan.left, plan.right, BOUNDARIES[plan.boundary], plan.step,
                   plan.nperseg, plan.nfft, DETRENDS[plan.detrend], plan.segments, offset,
                   channel_stride, time_stride, first + row0, flags, first),
@@ -154,7 +155,7 @@ def _bins(nfft: int, sides: str) -> int:
 
 def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, value):
     """stft kernel: fused framing, batched FFT, weights and value, in blocks of segments."""
-    layout.float32_only("stft", x, window)
+    real = layout.precision_of(x, window, weights)
     gpu = x.gpu
     nperseg = window.shape[0]
     channels, samples = x.shape[1 - axis], x.shape[axis]
@@ -163,15 +164,15 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
     plan = Segmentation(segments, step, nperseg, nfft, edge, edge, boundary, detrend)
     bins = _bins(nfft, sides)
     shape = (channels, bins, segments) if axis == 1 else (bins, channels, segments)
-    z = WgpuArray.empty(gpu, shape, np.complex64 if value == "complex" else np.float32)
+    z = WgpuArray.empty(gpu, shape, real_dtype(real, value == "complex"))
     out_sc, out_sb, out_ss = (z.element_strides if axis == 1 else
                               (z.element_strides[1], z.element_strides[0], 1))
     weights = layout.dense(weights)
     total = channels * segments
-    for first, end in row_blocks(total, block_rows(gpu, nfft)):
+    for first, end in row_blocks(total, block_rows(gpu, nfft, real)):
         spectrum, dispatches = spectra(x, axis, window, plan, sides, first, end)
         z_offset, z_sr, z_sb = layout.addressing(spectrum, 1)
-        finish = [Dispatch("framing_values", "f32",
+        finish = [Dispatch("framing_values", real,
                            (bins, segments, first, first + row0, end, VALUES[value], out_sc,
                             out_sb, out_ss, z_offset, z_sr, z_sb,
                             nfft if sides == "onesided" else 0),
@@ -185,11 +186,13 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
 
 def _unwrap(z: WgpuArray, lines: int, segments: int, bins: int, strides) -> None:
     """numpy.unwrap of the angles in ``z`` along frequency, in place."""
-    carry = z.gpu.zeros(8 * lines)
+    real = layout.precision_of(z)
+    carry = z.gpu.zeros(2 * REAL_BYTES[real] * lines)
     dispatches = []
     for bin_begin in range(0, bins, LOOP_BUDGET):
         for line0, count in layout.batches(math.ceil(lines / WORKGROUP)):
-            dispatches.append(Dispatch("framing_unwrap", "f32",
+            dispatches.append(Dispatch(
+                "framing_unwrap", real,
                 (lines, segments, bin_begin, min(bins, bin_begin + LOOP_BUDGET), *strides,
                  line0 * WORKGROUP),
                 (carry, z.buffer), (count, 1, 1)))
@@ -211,18 +214,20 @@ def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
     The mean walks the segment table in blocks of rows; the median in blocks
     of whole channels.
     """
-    layout.float32_only("csd", x, y, window)
+    real = layout.precision_of(x, y, window, weights)
+    if average == "median" and real != "f32":
+        layout.float32_only("csd's median", x)
     gpu = x.gpu
     plan = _csd_plan(x, y, axis, window, step, nfft, detrend)
     channels = max(x.shape[1 - axis], 1 if y is None else y.shape[1 - axis])
     bins = _bins(nfft, sides)
     cross = y is not None
     shape = (channels, bins) if axis == 1 else (bins, channels)
-    p = WgpuArray.empty(gpu, shape, np.complex64 if cross else np.float32)
+    p = WgpuArray.empty(gpu, shape, real_dtype(real, cross))
     out_sc, out_sb = p.element_strides if axis == 1 else p.element_strides[::-1]
     weights = layout.dense(weights)
     reduce = _mean_dispatches if average == "mean" else _median_dispatches
-    per_block = block_rows(gpu, nfft)
+    per_block = block_rows(gpu, nfft, real)
     if average == "median":
         per_block = plan.segments * max(1, per_block // plan.segments)
     for first, end in row_blocks(channels * plan.segments, per_block):
@@ -251,7 +256,8 @@ def _mean_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides
         row_begin, row_end = first + row_begin, first + row_end
         c_begin, c_end = row_begin // segments, (row_end - 1) // segments + 1
         for c0, grid in element_grid(bins, c_end - c_begin):
-            dispatches.append(Dispatch("framing_mean", "f32",
+            dispatches.append(Dispatch(
+                "framing_mean", layout.precision_of(p),
                 (bins, segments, first, row_begin, row_end, int(ys is not None), *out_strides,
                  c_begin + c0, *addressing),
                 (*buffers, p.buffer), grid))
@@ -268,7 +274,8 @@ def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strid
             for c0, grid in element_grid(bins, c_end - c_begin):
                 if c0:
                     raise ValueError("csd median: more than 65535 channels in one block")
-                dispatches.append(Dispatch("framing_median", "f32",
+                dispatches.append(Dispatch(
+                    "framing_median", "f32",
                     (bins, segments, c_begin, step, seg_begin, seg_end, int(ys is not None),
                      *out_strides, *addressing),
                     (*buffers, state, p.buffer), grid))
@@ -279,18 +286,18 @@ def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strid
 
 def istft_overlap_add(z, window, step, nfft, sides, divisor, trim):
     """istft kernel: gather, batched inverse FFT, and overlap-add as a gather per sample."""
-    layout.float32_only("istft", z, window)
+    real = layout.precision_of(z, window, divisor)
     gpu = z.gpu
     channels, bins, segments = z.shape
     nperseg = window.shape[0]
     out_len = divisor.shape[0]
     onesided = sides == "onesided"
-    x = WgpuArray.empty(gpu, (channels, out_len), np.float32 if onesided else np.complex64)
+    x = WgpuArray.empty(gpu, (channels, out_len), real_dtype(real, not onesided))
     window, divisor = layout.dense(window), layout.dense(divisor)
     z_sc, z_sb, z_ss = z.element_strides
-    for first, end in row_blocks(channels * segments, block_rows(gpu, max(bins, nfft))):
-        rows = WgpuArray.empty(gpu, (end - first, bins), np.complex64)
-        gather = [Dispatch("framing_gather", "f32",
+    for first, end in row_blocks(channels * segments, block_rows(gpu, max(bins, nfft), real)):
+        rows = WgpuArray.empty(gpu, (end - first, bins), real_dtype(real, True))
+        gather = [Dispatch("framing_gather", real,
                            (bins, segments, first, first + row0, end, z.offset, z_sc, z_sb, z_ss),
                            (z.buffer, rows.buffer), grid)
                   for row0, grid in element_grid(bins, end - first)]
@@ -310,7 +317,7 @@ def _overlap_add_dispatches(frames, window, divisor, x, segments, step, trim, fi
         s_begin, s_end = first - c_begin * segments, end - c_begin * segments
         u_begin = max(trim, s_begin * step)
         u_end = min(trim + out_len, (s_end - 1) * step + nperseg)
-    return [Dispatch("framing_overlap_add", "f32",
+    return [Dispatch("framing_overlap_add", layout.precision_of(frames, x),
                      (nperseg, step, segments, trim, out_len, first, first, end,
                       int(complex_frames), frames.shape[1], c_begin + c0, u_begin),
                      (frames.buffer, window.buffer, divisor.buffer, x.buffer), grid)

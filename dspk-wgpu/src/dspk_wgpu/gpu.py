@@ -11,12 +11,17 @@ shader for ``"f32"`` or ``"f64"`` by putting ``alias real = f32;`` (or
 ``f64``) and the precision's constants (:func:`prelude`) before its text, and
 keeps one pipeline per (shader, precision). ``"f64"`` needs a device opened
 with the ``shader-f64`` feature (:attr:`Gpu.f64`). Vulkan has no 64-bit sine,
-cosine, exponential or logarithm, so no shader uses them on ``real``: such
-tables are computed on the host in float64 and uploaded.
+cosine, exponential, logarithm or arctangent, so no shader uses them on
+``real``: such tables are computed on the host in float64 and uploaded, and
+what a shader must compute itself comes from a library file per precision.
+A line ``//! include NAME`` in a shader stands for ``shaders/lib_NAME_f32.wgsl``
+or ``shaders/lib_NAME_f64.wgsl`` (:func:`shader_code`): the float32 one may
+call WGSL's built-ins, the float64 one computes from arithmetic and ``sqrt``.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -99,9 +104,26 @@ def real_words(value: float, real: str) -> tuple[int, int, int]:
     return tuple(int(w) for w in np.array(parts, np.float32).view(np.int32))
 
 
-def shader_source(name: str) -> str:
-    """The text of ``shaders/<name>.wgsl``, written on the type ``real``."""
+_INCLUDE = re.compile(r"^//! include (\w+)$", re.MULTILINE)
+
+
+def _shader_file(name: str) -> str:
     return files("dspk_wgpu").joinpath("shaders", f"{name}.wgsl").read_text()
+
+
+def shader_source(name: str) -> str:
+    """The text of ``shaders/<name>.wgsl``, written on the type ``real``, followed by the
+    library files it includes in both precisions: all the code a change of which changes
+    the shader (for :func:`dspk.plugin.source_hash`)."""
+    text = _shader_file(name)
+    return text + "".join(_shader_file(f"lib_{lib}_{real}")
+                          for lib in _INCLUDE.findall(text) for real in REAL_BYTES)
+
+
+def shader_code(name: str, real: str) -> str:
+    """``shaders/<name>.wgsl`` with its ``//! include`` lines replaced by the library
+    files of precision ``real`` (without the :func:`prelude`)."""
+    return _INCLUDE.sub(lambda m: _shader_file(f"lib_{m.group(1)}_{real}"), _shader_file(name))
 
 
 def prelude(real: str, fft_points: int = FFT_POINTS) -> str:
@@ -212,7 +234,7 @@ class Gpu:
                                  "on this device")
             label = f"{name}[{real}]"
             module = self.device.create_shader_module(
-                code=prelude(real, self.local_points(real)) + shader_source(name), label=label)
+                code=prelude(real, self.local_points(real)) + shader_code(name, real), label=label)
             self._pipelines[key] = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": "main"}, label=label)
         return self._pipelines[key]

@@ -12,7 +12,7 @@ struct Params {
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
-const PI: real = 3.14159265358979;
+const PI: real = 3.141592653589793;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> carry: array<vec2<real>>;

@@ -14,6 +14,8 @@ struct Params {
     onesided_nfft: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
+//! include atan2
+
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> spectra: array<vec2<real>>;
 @group(0) @binding(2) var<storage, read> weights: array<real>;
@@ -44,7 +46,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             out[o] = length(z);
         }
         default: {
-            out[o] = atan2(z.y, z.x);
+            out[o] = atan2_real(z.y, z.x);
         }
     }
 }
