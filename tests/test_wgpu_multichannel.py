@@ -15,6 +15,15 @@ pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 
 TOL = TOLERANCE[np.float32]
 
+#: The dtypes under test; float64 where the adapter has shader-f64, to the conformance
+#: suite's float64 tolerance.
+PRECISIONS = [pytest.param(np.float32, id="float32"), pytest.param(np.float64, id="float64")]
+
+
+def _needs(backend, dtype):
+    if np.dtype(dtype) == np.float64 and not backend.gpu.f64:
+        pytest.skip("this adapter has no shader-f64")
+
 
 @pytest.fixture
 def backend(wgpu_backend):
@@ -175,22 +184,25 @@ def test_apply_channel_matrix(backend, rng, axis, strided, channels, samples, ce
 
 # -- detrend (shares the chunk sums with channel_mean) ------------------------------
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples, bp", [(1, 1, (0, 1)), (3, 1000, (0, 1000)),
                                                    (2, 70001, (0, 7, 40000, 70001)),
                                                    (5, 301, (0, 1, 2, 150, 301))])
 @pytest.mark.parametrize("kind", ["linear", "constant"])
-def test_detrend_matches_scipy(backend, rng, axis, strided, channels, samples, bp, kind):
+def test_detrend_matches_scipy(backend, rng, axis, strided, channels, samples, bp, kind, dtype):
+    _needs(backend, dtype)
     host = (rng.standard_normal((channels, samples)) + np.linspace(0, 30, samples)
-            ).astype(np.float32)
+            ).astype(dtype)
     pieces = (0, samples) if kind == "constant" else bp
     y = _kernel(backend, "detrend")(_laid_out(backend, host, axis, strided), axis, kind, pieces)
     want = signal.detrend(host.astype(np.float64), type=kind, bp=list(pieces[1:-1]) or 0)
     got = _by_channels(y, axis)
+    assert got.dtype == dtype
     if samples == 1:
         np.testing.assert_allclose(got, 0.0, atol=1e-6)
     else:
-        assert rel_l2(got, want) <= TOL
+        assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
 @pytest.mark.parametrize("axis", [1, 0])

@@ -2,7 +2,8 @@
 
 The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), which
 poisons every output buffer with NaN, so an element a shader failed to write
-fails the test. Tolerance: relative L2 error :data:`TOL`.
+fails the test. Tolerance: relative L2 error :data:`TOL` (the conformance
+suite's float64 tolerance for float64 data, where the adapter has shader-f64).
 """
 
 import numpy as np
@@ -13,6 +14,8 @@ from scipy import signal
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 
 TOL = TOLERANCE[np.float32]
+
+PRECISIONS = [pytest.param(np.float32, id="float32"), pytest.param(np.float64, id="float64")]
 
 
 @pytest.fixture
@@ -40,19 +43,23 @@ def _by_channels(y, axis):
     return y if axis == 1 else y.T
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", [(1, False), (0, False), (1, True), (0, True)])
 @pytest.mark.parametrize("channels, samples", [(1, 1), (2, 1000), (3, 777), (64, 101)])
 @pytest.mark.parametrize("up, down, taps", [(1, 1, 1), (3, 1, 31), (1, 4, 81), (3, 2, 25),
                                             (2, 7, 60), (5, 3, 4)])
-def test_upfirdn_whole_output(backend, rng, axis, strided, channels, samples, up, down, taps):
-    host = rng.standard_normal((channels, samples)).astype(np.float32)
-    h = rng.standard_normal(taps).astype(np.float32)
+def test_upfirdn_whole_output(backend, rng, axis, strided, channels, samples, up, down, taps,
+                              dtype):
+    if dtype == np.float64 and not backend.gpu.f64:
+        pytest.skip("this adapter has no shader-f64")
+    host = rng.standard_normal((channels, samples)).astype(dtype)
+    h = rng.standard_normal(taps).astype(dtype)
     want = signal.upfirdn(h.astype(np.float64), host.astype(np.float64), up, down, axis=1)
     y = _upfirdn(backend)(backend.asarray(h), _laid_out(backend, host, axis, strided), axis,
                           up, down, None, None, 0, want.shape[1])
     got = _by_channels(y, axis)
-    assert got.shape == want.shape
-    assert rel_l2(got, want) <= TOL
+    assert got.shape == want.shape and got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
 @pytest.mark.parametrize("axis", [1, 0])

@@ -11,8 +11,9 @@ Every piece between two break points is cut into chunks of at most
    partial sums into the mean and the least-squares slope and writes
    ``x - mean - slope * r``.
 
-Complex64 data is detrended as real data with twice the channels (real and
-imaginary parts are independent). :func:`chunk_sums` (step 1 alone) also
+Complex data is detrended as real data with twice the channels (real and
+imaginary parts are independent). The shaders compute in the data's precision:
+float32, or float64 where the device has ``shader-f64``. :func:`chunk_sums` (step 1 alone) also
 serves :mod:`dspk_wgpu.multichannel`'s channel means.
 """
 
@@ -24,7 +25,7 @@ import numpy as np
 from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import layout
-from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, shader_source
+from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, real_dtype, shader_source
 
 #: Samples per chunk: 256 lanes, each looping over at most 64 samples.
 CHUNK = 256 * 64
@@ -51,34 +52,36 @@ def chunk_table(pieces) -> np.ndarray:
 class ChunkSums:
     """Step 1 for one signal: the chunk table and the dispatches that fill the sums.
 
-    ``sums`` holds ``(chunk, channel, 2)`` float32: the sums of ``x`` and of
-    ``x * r``, ``channel`` counting real components (``2 C`` for complex data).
+    ``sums`` holds ``(chunk, channel, 2)`` numbers in ``x``'s precision: the sums
+    of ``x`` and of ``x * r``, ``channel`` counting real components (``2 C`` for
+    complex data).
     """
 
     def __init__(self, x, axis: int, pieces):
         self.gpu = x.gpu
-        self.components = 2 if np.iscomplexobj(np.empty(0, x.dtype)) else 1
+        self.real = layout.precision_of(x)
+        self.components = 2 if x.dtype.kind == "c" else 1
         self.channels = x.shape[1 - axis] * self.components
         self.table = chunk_table(pieces)
         self.chunks = self.gpu.upload(self.table)
-        self.sums = self.gpu.empty(len(self.table) * self.channels * 2 * 4)
+        self.sums = self.gpu.empty(len(self.table) * self.channels * 2 * REAL_BYTES[self.real])
         offset, x_sc, x_st = layout.addressing(x, axis)
         self.x_addressing = (offset, x_sc, x_st)
         self.dispatches = [
-            Dispatch("detrend_sums", "f32",
+            Dispatch("detrend_sums", self.real,
                      (self.channels, self.components, first, *self.x_addressing),
                      (self.chunks, x.buffer, self.sums), (count, self.channels, 1))
             for first, count in layout.batches(len(self.table))]
 
     def host(self) -> np.ndarray:
         """The sums after running :attr:`dispatches`, float64 ``(chunk, channel, 2)``."""
-        raw = self.gpu.read(self.sums, len(self.table) * self.channels * 2 * 4)
-        return np.frombuffer(raw, np.float32).reshape(-1, self.channels, 2).astype(np.float64)
+        dtype = real_dtype(self.real)
+        raw = self.gpu.read(self.sums, len(self.table) * self.channels * 2 * dtype.itemsize)
+        return np.frombuffer(raw, dtype).reshape(-1, self.channels, 2).astype(np.float64)
 
 
 def detrend_chunks(x, axis, kind, bp):
     """detrend kernel: chunk sums, then each piece's mean (and slope) subtracted."""
-    layout.float32_only("detrend", x)
     sums = ChunkSums(x, axis, bp)
     y = layout.output_like(x, axis, x.shape[axis])
     _, y_sc, y_st = layout.addressing(y, axis)
@@ -87,12 +90,15 @@ def detrend_chunks(x, axis, kind, bp):
     dispatches = list(sums.dispatches)
     for first, count in layout.batches(len(sums.table)):
         params = (sums.channels, sums.components, first, offset, x_sc, x_st, y_sc, y_st, linear)
-        dispatches.append(Dispatch("detrend_apply", "f32", params,
+        dispatches.append(Dispatch("detrend_apply", sums.real, params,
                                    (sums.chunks, sums.sums, x.buffer, y.buffer),
                                    (count, sums.channels, 1)))
     x.gpu.run(dispatches)
     return y
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 SOURCE = source_hash(sys.modules[__name__], shader_source("detrend_sums"),
                      shader_source("detrend_apply"))

@@ -11,7 +11,8 @@ Neighbouring invocations compute neighbouring outputs of one channel for
 channel-major data, and the same output of neighbouring channels for
 sample-major data, so that their reads of ``x`` fall together. A dispatch
 covers at most :data:`~dspk_wgpu.gpu.LOOP_BUDGET` taps per output; longer
-filters take several dispatches that add to the output.
+filters take several dispatches that add to the output. The shader computes in
+the signal's precision: float32, or float64 where the device has ``shader-f64``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def grid(invocations: int) -> tuple[int, int, int]:
 
 def upfirdn_polyphase(h, x, axis, up, down, left, right, start, stop):
     """upfirdn kernel: outputs ``start`` to ``stop``, each from the taps of its phase."""
-    layout.float32_only("upfirdn", h, x)
+    real = layout.precision_of(x, h, left, right)
     gpu = x.gpu
     samples, channels = x.shape[axis], x.shape[1 - axis]
     count = stop - start
@@ -64,12 +65,15 @@ def upfirdn_polyphase(h, x, axis, up, down, left, right, start, stop):
     for m0 in range(0, width, LOOP_BUDGET):
         params = (samples, channels, up, down, start, count, taps, m0, LOOP_BUDGET, int(m0 > 0),
                   x_offset, x_sc, x_st, edge, axis, channels_fast)
-        dispatches.append(Dispatch("upfirdn_polyphase", "f32", params,
+        dispatches.append(Dispatch("upfirdn_polyphase", real, params,
                                    (h.buffer, x.buffer, left_buffer, right_buffer, y.buffer),
                                    grid(channels * count)))
     gpu.run(dispatches)
     return y
 
+
+#: The kernels compute float32 and, where the device has shader-f64, float64 data.
+FLOAT64 = True
 
 SOURCE = source_hash(sys.modules[__name__], shader_source("upfirdn_polyphase"))
 
