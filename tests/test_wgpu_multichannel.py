@@ -67,13 +67,15 @@ LAYOUTS = [(1, False), (0, False), (1, True), (0, True)]
 
 # -- common_reference -----------------------------------------------------------
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("operator", ["median", "average"])
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (2, 100), (3, 1001), (64, 333),
                                                (385, 67)])
 def test_common_reference_matches_numpy(backend, rng, operator, axis, strided, channels,
-                                        samples):
-    host = rng.standard_normal((channels, samples)).astype(np.float32)
+                                        samples, dtype):
+    _needs(backend, dtype)
+    host = rng.standard_normal((channels, samples)).astype(dtype)
     x = _laid_out(backend, host, axis, strided)
     groups = [(np.arange(channels),)]
     if channels > 2:
@@ -83,17 +85,19 @@ def test_common_reference_matches_numpy(backend, rng, operator, axis, strided, c
         y = _kernel(backend, "common_reference")(x, axis, members, operator)
         want = _reference(host.astype(np.float64), members, operator)
         got = _by_channels(y, axis)
-        assert got.shape == want.shape
+        assert got.shape == want.shape and got.dtype == dtype
         if channels == 1:  # the channel less itself
             np.testing.assert_array_equal(got, 0.0)
         else:
-            assert rel_l2(got, want) <= TOL
+            assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis", [1, 0])
-def test_median_reference_of_ties_even_counts_and_nan(backend, rng, axis):
+def test_median_reference_of_ties_even_counts_and_nan(backend, rng, axis, dtype):
     """Many equal values: the selection must be exact, the two middle values averaged."""
-    host = rng.integers(-3, 4, size=(10, 500)).astype(np.float32)
+    _needs(backend, dtype)
+    host = rng.integers(-3, 4, size=(10, 500)).astype(dtype)
     host[[0, 4], 7] = [-0.0, 0.0]
     host[5, 11] = np.nan
     groups = (np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7, 8]), np.array([9]))
@@ -105,10 +109,14 @@ def test_median_reference_of_ties_even_counts_and_nan(backend, rng, axis):
     np.testing.assert_array_equal(np.delete(y, 11, axis=1), np.delete(want, 11, axis=1))
 
 
-def test_median_reference_of_extreme_values(backend):
+@pytest.mark.parametrize("dtype", PRECISIONS)
+def test_median_reference_of_extreme_values(backend, dtype):
     """Negative and positive values, zeros and infinities order as floats."""
+    _needs(backend, dtype)
     column = np.array([-np.inf, -3e38, -1.5, -1e-30, 0.0, 1e-30, 1.0, 7e37, np.inf, 4.0],
-                      np.float32)
+                      np.float32).astype(dtype)
+    if dtype == np.float64:  # and float64's range: near its largest and smallest normal
+        column[[1, 3, 5, 7]] = [-1.7e308, -3e-307, 2.5e-308, 8.9e307]
     host = np.stack([column, column[::-1], np.roll(column, 3)], axis=1)
     for count in (len(column), len(column) - 1):
         members = (np.arange(count),)
@@ -116,26 +124,28 @@ def test_median_reference_of_extreme_values(backend):
             backend.asarray(host), 1, members, "median"))
         median = np.median(host[:count].astype(np.float64), axis=0)
         with np.errstate(invalid="ignore"):
-            np.testing.assert_array_equal(y[:count], (host[:count] - median).astype(np.float32))
+            np.testing.assert_array_equal(y[:count], (host[:count] - median).astype(dtype))
 
 
 # -- whitening ------------------------------------------------------------------
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (3, 70001), (64, 999), (385, 61)])
-def test_channel_mean_and_covariance(backend, rng, axis, strided, channels, samples):
+def test_channel_mean_and_covariance(backend, rng, axis, strided, channels, samples, dtype):
+    _needs(backend, dtype)
     host = (rng.standard_normal((channels, samples)) + rng.standard_normal((channels, 1)) * 3
-            ).astype(np.float32)
+            ).astype(dtype)
     x = _laid_out(backend, host, axis, strided)
     x64 = host.astype(np.float64)
     mean = _kernel(backend, "channel_mean")(x, axis)
     assert isinstance(mean, np.ndarray) and mean.dtype == np.float64
-    assert rel_l2(mean, x64.mean(axis=1)) <= TOL
+    assert rel_l2(mean, x64.mean(axis=1)) <= TOLERANCE[dtype]
     for centre in (None, mean):
         cov = _kernel(backend, "channel_covariance")(x, axis, centre)
         centred = x64 - (0 if centre is None else centre[:, None])
         assert cov.dtype == np.float64 and cov.shape == (channels, channels)
-        assert rel_l2(cov, centred @ centred.T / samples) <= TOL
+        assert rel_l2(cov, centred @ centred.T / samples) <= TOLERANCE[dtype]
 
 
 def test_covariance_over_many_chunks_keeps_float32_accuracy(backend, rng, monkeypatch):
@@ -148,38 +158,43 @@ def test_covariance_over_many_chunks_keeps_float32_accuracy(backend, rng, monkey
     assert rel_l2(cov, x64 @ x64.T / x64.shape[1]) <= 1e-6
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples, ties", [(1, 257, False), (2, 1000, True),
                                                       (3, 999, True), (37, 499, False),
-                                                      (385, 61, False), (5, 20001, False)])
+                                                      (385, 61, False), (5, 20001, False),
+                                                      (4, 250, False)])
 @pytest.mark.parametrize("centred", [False, True])
 def test_median_of_squares_selects_exactly(backend, rng, axis, strided, channels, samples,
-                                           ties, centred):
-    host = rng.standard_normal((channels, samples)).astype(np.float32)
+                                           ties, centred, dtype):
+    _needs(backend, dtype)
+    host = rng.standard_normal((channels, samples)).astype(dtype)
     if ties:
         host = np.round(host * 2)
     mean = rng.standard_normal(channels) if centred else None
-    squares = np.square(host - (0 if mean is None else mean.astype(np.float32)[:, None]))
+    squares = np.square(host - (0 if mean is None else mean.astype(dtype)[:, None]))
     want = np.median(squares.astype(np.float64))
     got = _kernel(backend, "median_of_squares")(_laid_out(backend, host, axis, strided), axis,
                                                 mean)
-    assert abs(float(got) - want) <= 1e-7 * want
+    assert abs(float(got) - want) <= np.finfo(dtype).eps * want
 
 
+@pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (2, 100), (17, 333), (64, 129),
                                                (385, 61)])
 @pytest.mark.parametrize("centred", [False, True])
-def test_apply_channel_matrix(backend, rng, axis, strided, channels, samples, centred):
-    host = rng.standard_normal((channels, samples)).astype(np.float32)
-    W = rng.standard_normal((channels, channels)).astype(np.float32)
+def test_apply_channel_matrix(backend, rng, axis, strided, channels, samples, centred, dtype):
+    _needs(backend, dtype)
+    host = rng.standard_normal((channels, samples)).astype(dtype)
+    W = rng.standard_normal((channels, channels)).astype(dtype)
     mean = rng.standard_normal(channels) if centred else None
     y = _kernel(backend, "apply_channel_matrix")(
         backend.asarray(W), _laid_out(backend, host, axis, strided), axis, mean)
     centred_x = host.astype(np.float64) - (0 if mean is None else mean[:, None])
     got = _by_channels(y, axis)
-    assert got.shape == host.shape
-    assert rel_l2(got, W.astype(np.float64) @ centred_x) <= TOL
+    assert got.shape == host.shape and got.dtype == dtype
+    assert rel_l2(got, W.astype(np.float64) @ centred_x) <= TOLERANCE[dtype]
 
 
 # -- detrend (shares the chunk sums with channel_mean) ------------------------------

@@ -151,7 +151,7 @@ class Dispatch:
         The precision the shader is compiled in: ``"f32"`` or ``"f64"``
         (see :func:`precision`).
     params : sequence of int
-        The shader's ``Params`` fields in order (at most 16, int32).
+        The shader's ``Params`` fields in order (at most 16 32-bit words, i32 or u32).
     buffers : sequence of GPUBuffer
         Bound at bindings 1, 2, ... of group 0 (binding 0 is ``Params``).
     grid : tuple of int
@@ -291,9 +291,10 @@ class Gpu:
         stride = max(64, self.device.limits["min-uniform-buffer-offset-alignment"])
         block = bytearray(stride * max(1, len(dispatches)))
         for k, dispatch in enumerate(dispatches):
-            fields = tuple(int(v) for v in dispatch.params)
+            # 32-bit words: negative int32 fields and u32 fields above 2^31 alike
+            fields = tuple(int(v) & 0xFFFFFFFF for v in dispatch.params)
             fields += (0,) * (PARAM_FIELDS - len(fields))
-            struct.pack_into(f"<{PARAM_FIELDS}i", block, k * stride, *fields)
+            struct.pack_into(f"<{PARAM_FIELDS}I", block, k * stride, *fields)
         uniforms = self.device.create_buffer_with_data(
             data=bytes(block), usage=wgpu.BufferUsage.UNIFORM)
         encoder = self.device.create_command_encoder()

@@ -4,13 +4,14 @@
 // into `table`) followed by their channels. The group `zero_group` (channels
 // in no group, or -1) is written as zeros.
 //
-// The median is a radix selection on the 32-bit keys that order floats as
-// unsigned integers: eight passes over the group's values, each counting the
-// values that share the key's upper digits into 16 bins of the next 4-bit
-// digit and keeping the bin that holds the rank. An even count averages the
-// two middle values; the upper one is the lower one again when that key
-// repeats, else the smallest key above it (one more pass). A NaN anywhere in
-// the group makes that sample's reference NaN, as numpy.median.
+// The median is a radix selection on the keys that order numbers as unsigned
+// integers (lib_keys: 32 bits in float32, 64 in float64): KEY_BITS / 4 passes
+// over the group's values, each counting the values that share the key's
+// upper digits into 16 bins of the next 4-bit digit and keeping the bin that
+// holds the rank. An even count averages the two middle values; the upper one
+// is the lower one again when that key repeats, else the smallest key above it
+// (one more pass). A NaN anywhere in the group makes that sample's reference
+// NaN, as numpy.median.
 
 struct Params {
     n: i32, groups: i32, use_median: i32, zero_group: i32,
@@ -19,46 +20,33 @@ struct Params {
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
+//! include keys
+
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> table: array<i32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<real>;
+@group(0) @binding(3) var<storage, read_write> y: array<real>;
 
-fn value(c: i32, t: i32) -> f32 {
+fn value(c: i32, t: i32) -> real {
     return x[p.x_offset + c * p.x_sc + t * p.x_st];
 }
 
-// Orders floats as unsigned integers: negative ones reversed below positive ones.
-fn key_of(v: f32) -> u32 {
-    let u = bitcast<u32>(v);
-    return select(u | 0x80000000u, ~u, (u & 0x80000000u) != 0u);
-}
-
-fn value_of(k: u32) -> f32 {
-    return bitcast<f32>(select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u));
-}
-
-fn is_nan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
-fn median(first: i32, stop: i32, t: i32) -> f32 {
+fn median(first: i32, stop: i32, t: i32) -> real {
     let count = stop - first;
     var rank = u32((count - 1) / 2);
-    var prefix = 0u;
+    var prefix = KEY_LOWEST;
     var equal = 0u;
     var nan = false;
-    for (var round = 0u; round < 8u; round++) {
-        let shift = 28u - 4u * round;
-        // the key bits above the digit of this pass
-        let upper = select(~((1u << (shift + 4u)) - 1u), 0u, round == 0u);
+    for (var round = 0u; round < KEY_BITS / 4u; round++) {
+        let shift = KEY_BITS - 4u - 4u * round;
         var bins = array<u32, 16>();
         for (var i = first; i < stop; i++) {
             let v = value(table[i], t);
             nan = nan || is_nan(v);
             let key = key_of(v);
-            if ((key & upper) == prefix) {
-                bins[(key >> shift) & 15u] += 1u;
+            // the key bits above this pass's digit are the prefix's
+            if (key_agree_above(key, prefix, shift + 4u)) {
+                bins[key_digit(key, shift, 15u)] += 1u;
             }
         }
         var digit = 0u;
@@ -66,32 +54,32 @@ fn median(first: i32, stop: i32, t: i32) -> f32 {
             rank -= bins[digit];
             digit++;
         }
-        prefix |= digit << shift;
+        prefix = key_with_digit(prefix, digit, shift);
         equal = bins[digit];
     }
     if (nan) {
-        return bitcast<f32>(0x7fc00000u);
+        return nan_value();
     }
     let lower = value_of(prefix);
     if (count % 2 == 1 || rank + 1u < equal) {
         return lower;
     }
-    var above = 0xffffffffu;
+    var above = KEY_HIGHEST;
     for (var i = first; i < stop; i++) {
         let key = key_of(value(table[i], t));
-        if (key > prefix) {
-            above = min(above, key);
+        if (key_less(prefix, key)) {
+            above = key_min(above, key);
         }
     }
     return 0.5 * lower + 0.5 * value_of(above);
 }
 
-fn mean(first: i32, stop: i32, t: i32) -> f32 {
-    var sum = 0.0;
+fn mean(first: i32, stop: i32, t: i32) -> real {
+    var sum: real = 0.0;
     for (var i = first; i < stop; i++) {
         sum += value(table[i], t);
     }
-    return sum / f32(stop - first);
+    return sum / real(stop - first);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -103,7 +91,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let first = table[group];
     let stop = table[group + 1];
-    var reference = 0.0;
+    var reference: real = 0.0;
     if (group != p.zero_group) {
         if (p.use_median != 0) {
             reference = median(first, stop, t);
@@ -113,7 +101,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     for (var i = first; i < stop; i++) {
         let c = table[i];
-        var out = 0.0;
+        var out: real = 0.0;
         if (group != p.zero_group) {
             out = value(c, t) - reference;
         }

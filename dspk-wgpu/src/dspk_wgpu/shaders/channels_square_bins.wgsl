@@ -1,24 +1,29 @@
 // One pass of a radix selection over the squares (x - mean)^2 of every channel
-// and sample. Squares are never negative, so their float bits order them as
-// unsigned integers. `mode` 0: count the keys whose bits above `shift + 8`
-// equal `prefix` into 256 bins of bits shift .. shift + 8. `mode` 1: the
-// smallest key above `prefix`, into bins[0]. A workgroup of 256 covers 64
-// chunks of 256 samples of one channel, gathers in workgroup memory, and adds
-// to the global bins with atomics.
+// and sample. Squares are never negative, so their bits (bits_of, lib_keys:
+// 32 of them in float32, 64 in float64) order them as unsigned integers; the
+// prefix is the key of words (prefix, prefix_low). `mode` 0: count the keys
+// whose bits from `shift + 8` up equal the prefix's into 256 bins of bits
+// shift .. shift + 8. `mode` 1: the smallest key above the prefix, one 32-bit
+// word at a time: word 0 (the high word) of those keys, or, for `word` 1, the
+// low word of those whose high word is `found_high`; into bins[0]. A
+// workgroup of 256 covers 64 chunks of 256 samples of one channel, gathers in
+// workgroup memory, and adds to the global bins with atomics.
 
 struct Params {
     n: i32, mode: i32, shift: u32, prefix: u32,
     block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    prefix_low: u32, word: u32, found_high: u32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
 const GROUP: i32 = 256;
 const PER_LANE: i32 = 64;
 
+//! include keys
+
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> mean: array<f32>;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read> mean: array<real>;
 @group(0) @binding(3) var<storage, read_write> bins: array<atomic<u32>>;
 
 var<workgroup> local_bins: array<atomic<u32>, 256>;
@@ -32,18 +37,18 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     workgroupBarrier();
     let start = (p.block0 + i32(wid.x)) * GROUP * PER_LANE;
     let stop = min(start + GROUP * PER_LANE, p.n);
-    // bits above this pass's digit (none in the first pass, shift 24)
-    let upper = select(~((1u << (p.shift + 8u)) - 1u), 0u, p.shift == 24u);
+    let prefix = key_from_words(p.prefix, p.prefix_low);
     let m = mean[c];
     for (var t = start + lane; t < stop; t += GROUP) {
         let d = x[p.x_offset + c * p.x_sc + t * p.x_st] - m;
-        let key = bitcast<u32>(d * d);
+        let key = bits_of(d * d);
         if (p.mode == 0) {
-            if ((key & upper) == p.prefix) {
-                atomicAdd(&local_bins[(key >> p.shift) & 255u], 1u);
+            if (key_agree_above(key, prefix, p.shift + 8u)) {
+                atomicAdd(&local_bins[key_digit(key, p.shift, 255u)], 1u);
             }
-        } else if (key > p.prefix) {
-            atomicMin(&local_bins[0], key);
+        } else if (key_less(prefix, key)
+                   && (p.word == 0u || key_word(key, 0u) == p.found_high)) {
+            atomicMin(&local_bins[0], key_word(key, p.word));
         }
     }
     workgroupBarrier();
