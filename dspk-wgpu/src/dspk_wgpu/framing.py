@@ -13,7 +13,8 @@ for one storage binding (:func:`block_rows`) and, per block:
    transform, written frequencies by segments), ``framing_mean.wgsl`` (csd's
    mean: each (channel, bin) sums its segments, adding to the block before)
    or ``framing_median.wgsl`` (csd's median: 33 bisection passes on the
-   values' ordered bit patterns, whole channels per block);
+   values' order-preserving 32-bit keys, 65 on 64-bit keys in float64, whole
+   channels per block);
    ``framing_unwrap.wgsl`` then unwraps stft's "phase" along frequency.
 
 istft reverses it: ``framing_gather.wgsl`` copies each segment's bins into a
@@ -50,8 +51,12 @@ DETRENDS = {None: 0, "constant": 1, "linear": 2}
 #: Shader codes of stft's values ("phase" is "angle", then unwrapped).
 VALUES = {"complex": 0, "power": 1, "magnitude": 2, "angle": 3, "phase": 3}
 
-#: Bisection passes of the median over 32-bit keys, plus the final pass.
-MEDIAN_PASSES = 33
+#: Bisection passes of the median over its keys (32 bits in float32, 64 in float64),
+#: plus the final pass.
+MEDIAN_PASSES = {"f32": 33, "f64": 65}
+
+#: State words of the median per (channel, bin) (``SLOT`` in ``framing_median.wgsl``).
+MEDIAN_STATE_WORDS = 14
 
 
 @dataclass(frozen=True)
@@ -215,8 +220,6 @@ def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
     of whole channels.
     """
     real = layout.precision_of(x, y, window, weights)
-    if average == "median" and real != "f32":
-        layout.float32_only("csd's median", x)
     gpu = x.gpu
     plan = _csd_plan(x, y, axis, window, step, nfft, detrend)
     channels = max(x.shape[1 - axis], 1 if y is None else y.shape[1 - axis])
@@ -266,16 +269,17 @@ def _mean_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides
 
 def _median_dispatches(xs, ys, weights, p, segments, bins, first, end, out_strides):
     buffers, addressing = _operands(xs, ys, weights)
+    real = layout.precision_of(p)
     c_begin, c_end = first // segments, end // segments
-    state = p.gpu.zeros(32 * (c_end - c_begin) * bins)
+    state = p.gpu.zeros(4 * MEDIAN_STATE_WORDS * (c_end - c_begin) * bins)
     dispatches = []
-    for step in range(MEDIAN_PASSES):
+    for step in range(MEDIAN_PASSES[real]):
         for seg_begin, seg_end in row_blocks(segments, LOOP_BUDGET):
             for c0, grid in element_grid(bins, c_end - c_begin):
                 if c0:
                     raise ValueError("csd median: more than 65535 channels in one block")
                 dispatches.append(Dispatch(
-                    "framing_median", "f32",
+                    "framing_median", real,
                     (bins, segments, c_begin, step, seg_begin, seg_end, int(ys is not None),
                      *out_strides, *addressing),
                     (*buffers, state, p.buffer), grid))
