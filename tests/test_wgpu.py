@@ -121,6 +121,11 @@ def test_float64_needs_shader_f64_and_is_never_downcast(backend):
     else:
         with pytest.raises(TypeError, match="shader-f64.*never downcasts silently"):
             backend.asarray(np.zeros(4))
+    # The default runtime order passes float64 calls to wgpu exactly where it computes them.
+    assert backend.computes(np.float32) and backend.computes(np.complex64)
+    assert backend.computes(np.float64) == backend.gpu.f64
+    assert backend.computes(np.complex128) == backend.gpu.f64
+    assert not backend.computes(np.int32) and not backend.computes(np.float16)
     without = SimpleNamespace(f64=False)
     with pytest.raises(TypeError, match="shader-f64.*never downcasts silently"):
         check_dtype(np.float64, without)

@@ -11,11 +11,12 @@ import numpy as np
 from dspk.plugin import Backend, Problem, Variant
 
 from dspk_wgpu.adapter import describe, open_device, select_adapter
-from dspk_wgpu.arrays import SUPPORTED_F64, supported
+from dspk_wgpu.arrays import supported
 
 
 class WgpuBackend(Backend):
-    """A GPU through WebGPU: WGSL compute shaders on float32 device arrays.
+    """A GPU through WebGPU: WGSL compute shaders on float32 device arrays, and float64
+    ones where the adapter offers 64-bit floats in shaders (``shader-f64``).
 
     Raises
     ------
@@ -37,12 +38,9 @@ class WgpuBackend(Backend):
         self.gpu = Gpu(adapter, open_device(adapter))
         self._array_type = WgpuArray
         self._variants = {}
-        families = (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
-                    multichannel)
-        for family in families:
+        for family in (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
+                       multichannel):
             self._variants.update(family.VARIANTS)
-        #: Whether every family's kernels compute float64 (where the device can).
-        self._float64 = all(getattr(family, "FLOAT64", False) for family in families)
 
     def device(self) -> str:
         return describe(self.gpu.adapter)
@@ -65,12 +63,9 @@ class WgpuBackend(Backend):
 
     def computes(self, dtype: Any) -> bool:
         """float32 and complex64; float64 and complex128 too where the device has
-        ``shader-f64`` and every operation's kernels compute them (see
+        ``shader-f64`` (every kernel then computes them; see
         :func:`dspk_wgpu.arrays.check_dtype`)."""
-        dtype = np.dtype(dtype)
-        if dtype in SUPPORTED_F64 and not self._float64:
-            return False
-        return dtype in supported(self.gpu)
+        return np.dtype(dtype) in supported(self.gpu)
 
     def max_array_bytes(self) -> int:
         """The device's largest storage-buffer binding (``Gpu.max_binding``)."""

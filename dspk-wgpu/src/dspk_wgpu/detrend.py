@@ -97,9 +97,6 @@ def detrend_chunks(x, axis, kind, bp):
     return y
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], shader_source("detrend_sums"),
                      shader_source("detrend_apply"))
 

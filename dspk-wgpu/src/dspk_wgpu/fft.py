@@ -488,9 +488,6 @@ def transform_global_passes(x: WgpuArray, axis: int, n: int, kind: str,
     return _transform("global", x, axis, n, kind, norm)
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], *(shader_source(name) for name in (
     "fft_stockham", "fft_gather", "fft_scatter", "fft_real", "fft_pointwise")))
 

@@ -83,9 +83,6 @@ def sections_fit(problem) -> bool:
     return problem.param("sections", 1) <= iir.MAX_SECTIONS
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], iir.SOURCE)
 
 VARIANTS = {

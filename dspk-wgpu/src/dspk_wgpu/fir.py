@@ -149,9 +149,6 @@ def _is_fft(problem: Problem) -> bool:
     return problem.param("method") in ("auto", "fft")
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 DIRECT_SOURCE = source_hash(convolve_direct, shader_source("convolve_direct"))
 FFT_SOURCE = source_hash(block_length, convolve_overlap_save, _multiply, _keep,
                          shader_source("convolve_spectra"), shader_source("convolve_keep"),

@@ -122,9 +122,6 @@ def shift_phase(x, axis, shifts, margin, strategy="workgroup"):
     return y
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 
 SOURCE = source_hash(sys.modules[__name__], fft.SOURCE, shader_source("fourier_spectrum"))
 

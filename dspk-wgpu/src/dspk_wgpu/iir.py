@@ -353,9 +353,6 @@ def order_fits(problem) -> bool:
     return problem.param("order", 1) <= MAX_STATE
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
                      shader_source("sos_scan"))
 

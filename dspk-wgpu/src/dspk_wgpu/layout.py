@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dspk.plugin import UnsupportedDtype
-
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import precision
 
@@ -28,17 +26,6 @@ def precision_of(x: WgpuArray, *others: WgpuArray | None) -> str:
 def addressing(a: WgpuArray, axis: int) -> tuple[int, int, int]:
     """``(offset, channel_stride, time_stride)`` in elements of a 2-D view, time along ``axis``."""
     return a.offset, a.element_strides[1 - axis], a.element_strides[axis]
-
-
-def float32_only(op: str, *arrays: WgpuArray | None) -> None:
-    """An :class:`~dspk.plugin.UnsupportedDtype` when an array is float64 or complex128:
-    for the kernels not yet written in float64."""
-    for a in arrays:
-        if a is not None and precision(a.dtype) != "f32":
-            raise UnsupportedDtype(
-                f"the wgpu runtime's {op} kernels compute in float32 only so far (got "
-                f"{a.dtype}); it never downcasts silently. Pass float32 data, or use "
-                "runtime='cpu' for float64")
 
 
 def output_like(x: WgpuArray, axis: int, samples: int, dtype=None) -> WgpuArray:

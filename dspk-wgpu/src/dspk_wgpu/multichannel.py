@@ -279,9 +279,6 @@ def _median_fits(problem) -> bool:
     return problem.param("operator") != "median" or problem.channels <= max_median_group(real)
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], detrend, shader_source("channels_reference"),
                      shader_source("channels_covariance"), shader_source("channels_covariance_sum"),
                      shader_source("channels_square_bins"),

@@ -72,9 +72,6 @@ def upfirdn_polyphase(h, x, axis, up, down, left, right, start, stop):
     return y
 
 
-#: The kernels compute float32 and, where the device has shader-f64, float64 data.
-FLOAT64 = True
-
 SOURCE = source_hash(sys.modules[__name__], shader_source("upfirdn_polyphase"))
 
 VARIANTS = {"upfirdn": [Variant("wgsl-polyphase", upfirdn_polyphase, SOURCE)]}
