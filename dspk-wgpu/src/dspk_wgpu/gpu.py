@@ -38,7 +38,7 @@ STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsag
 #: together); real GPUs have watchdogs. Kernels split their work to stay below.
 LOOP_BUDGET = 16384
 
-#: Parameter block size: 16 int32 fields, as every shader's ``Params`` struct.
+#: Parameter block size: 16 32-bit fields (i32 or u32), as every shader's ``Params`` struct.
 PARAM_FIELDS = 16
 
 #: Most complex points of one FFT row in workgroup memory (``fft_stockham``), which
