@@ -101,9 +101,9 @@ def test_an_off_grid_size_starts_from_its_nearest_neighbour(cache, cpu, monkeypa
     order = []
     real = tuner._measure
 
-    def spy(backend, problem, variants, args, budget):
+    def spy(backend, problem, variants, args, budget, **options):
         order.extend(v.name for v in variants)
-        return real(backend, problem, variants, args, budget)
+        return real(backend, problem, variants, args, budget, **options)
 
     monkeypatch.setattr(tuner, "_measure", spy)
     tuner.choose(cpu, near)
@@ -201,10 +201,18 @@ def test_clear_losers_are_timed_once_and_contenders_until_settled():
 def test_a_grid_size_after_a_clear_winner_times_only_the_two_best(cache):
     store = TuningStore("scripted", {"device": "scripted"})
     smaller = replace(PROBLEM, samples=PROBLEM.samples // 2)
-    store.save(smaller, {"a": {"source": "s", "seconds": 1.0}, "b": {"source": "s", "seconds": 2.0},
-                         "c": {"source": "s", "seconds": 5.0}}, "a", "0")
     variants = _variants(["c", "b", "a"])
-    assert [v.name for v in tuner._pruned(store, PROBLEM, variants)] == ["c"]
-    store.save(smaller, {"a": {"source": "s", "seconds": 1.0}, "b": {"source": "s", "seconds": 1.1},
-                         "c": {"source": "s", "seconds": 5.0}}, "a", "0")
-    assert tuner._pruned(store, PROBLEM, variants) == []
+
+    def plan(a, b, c):
+        store.save(smaller, {"a": {"source": "s", "seconds": a},
+                             "b": {"source": "s", "seconds": b},
+                             "c": {"source": "s", "seconds": c}}, "a", "0")
+        taken, pruned, _ = tuner._grid_plan(store, PROBLEM, variants)
+        return taken, [v.name for v in pruned]
+
+    # Cheap to time (under EXTRAPOLATE_ABOVE once scaled to this size): timed.
+    assert plan(0.001, 0.002, 0.005) == (None, ["c"])   # clear: the two best
+    assert plan(0.001, 0.0011, 0.005) == (None, [])     # close: all of them
+    # Costly: a clear winner is taken untimed, a close ranking times its two best.
+    assert plan(1.0, 2.0, 5.0) == (("a", f"{smaller.channels}x{smaller.samples}"), [])
+    assert plan(1.0, 1.1, 5.0) == (None, ["c"])

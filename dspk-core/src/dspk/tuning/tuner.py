@@ -20,7 +20,13 @@ more than :data:`CLEAR_LOSS` keep that one timing and are not repeated; the
 others repeat (up to :data:`REPEATS` runs) only until the ranking is settled,
 when the leader's slowest run beats every other's fastest. When the nearest
 smaller tuned size had a clear winner, :func:`tune_grid` times only that
-size's two best variants; the rest are recorded as pruned.
+size's two best variants; the rest are recorded as pruned. Where timing
+would cost more than :data:`EXTRAPOLATE_ABOVE` seconds, a clear winner of
+the largest timed smaller size is taken untimed (recorded as extrapolated
+from that size), and an unclear ranking is timed between its two best only,
+one run each:
+so the default grid tunes within minutes, with its largest sizes taking the
+rankings of sizes four times smaller.
 """
 
 from __future__ import annotations
@@ -50,6 +56,9 @@ MARGIN = 0.03
 CLEAR_LOSS = 1.3
 #: Most timed runs of a contender.
 REPEATS = 5
+#: Seconds (one run of each variant, scaled from a smaller size) above which
+#: :func:`tune_grid` does not time a size whose smaller neighbour ranked clearly.
+EXTRAPOLATE_ABOVE = 0.1
 _AUTOTUNE_BUDGET = 30.0
 
 _chosen: dict[tuple[str, str, Problem], str] = {}
@@ -145,7 +154,7 @@ def _stale(entry: dict | None, variants: list[Variant], untimed: bool) -> list[V
     return [v for v in variants
             if v.name not in timings or timings[v.name]["source"] != v.source
             or (untimed and timings[v.name]["seconds"] is None
-                and "error" not in timings[v.name] and "pruned" not in timings[v.name])]
+                and not {"error", "pruned", "extrapolated"} & set(timings[v.name]))]
 
 
 def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
@@ -172,11 +181,18 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
             ranked, nearest_winner = _nearest_ranking(store, problem)
             incumbent = incumbent or nearest_winner
             stale.sort(key=lambda v: ranked.index(v.name) if v.name in ranked else len(ranked))
-            pruned = _pruned(store, problem, stale) if prune else []
+            taken, pruned, costly = _grid_plan(store, problem, stale) if prune else (None, [], False)
+            if taken is not None:
+                winner, basis = taken
+                timings.update({v.name: {"source": v.source, "seconds": None,
+                                         "extrapolated": basis} for v in stale})
+                store.save(problem, timings, winner, version("dspk-core"))
+                return winner
             timings.update({v.name: {"source": v.source, "seconds": None, "pruned": True}
                             for v in pruned})
             timed = [v for v in stale if v not in pruned]
-            timings.update(_measure(backend, problem, timed, args, budget))
+            timings.update(_measure(backend, problem, timed, args, budget,
+                                    repeats=1 if costly else REPEATS))
         winner = _winner(timings, variants, incumbent)
         store.save(problem, timings, winner, version("dspk-core"))
         return winner
@@ -210,24 +226,42 @@ def _nearest_ranking(store: TuningStore, problem: Problem) -> tuple[list[str], s
     return sorted(timed, key=lambda n: timings[n]["seconds"]), nearest[2].get("winner")
 
 
-def _pruned(store, problem: Problem, variants: list[Variant]) -> list[Variant]:
-    """Variants not worth timing: all but the two best of the nearest smaller size,
-    when its winner was faster than every other variant by :data:`CLEAR_LOSS`."""
+def _grid_plan(store, problem: Problem, variants: list[Variant]
+               ) -> tuple[tuple[str, str] | None, list[Variant], bool]:
+    """What :func:`tune_grid` times of ``problem``, from the largest timed smaller size.
+
+    Returns ``(taken, pruned, costly)``. ``costly``: timing every variant once
+    would cost more than :data:`EXTRAPOLATE_ABOVE` seconds, scaled from that
+    size. ``taken`` is ``(winner, basis)`` when that size's winner was faster
+    than every other variant by :data:`CLEAR_LOSS` and the size is costly: the
+    winner is taken untimed ("extrapolated" from ``basis``, such as
+    ``"384x131072"``). Otherwise ``pruned`` holds all but that size's two best
+    variants when its winner was clear or the size is costly (then the two
+    best run once each), none when there is no such size.
+    """
     smaller = [(c, n, entry) for c, n, entry in store.neighbours(problem)
-               if c <= problem.channels and n <= problem.samples]
+               if c <= problem.channels and n <= problem.samples
+               and sum(t["seconds"] is not None for t in entry["timings"].values()) >= 2]
     if not smaller:
-        return []
-    _, _, entry = max(smaller, key=lambda item: item[0] * item[1])
+        return None, [], False
+    channels, samples, entry = max(smaller, key=lambda item: item[0] * item[1])
     seconds = {name: t["seconds"] for name, t in entry["timings"].items()
                if t["seconds"] is not None}
     ranked = sorted(seconds, key=seconds.get)
-    if len(ranked) < 2 or seconds[ranked[1]] < CLEAR_LOSS * seconds[ranked[0]]:
-        return []
-    return [v for v in variants if v.name not in ranked[:2]]
+    clear = seconds[ranked[1]] >= CLEAR_LOSS * seconds[ranked[0]]
+    scale = problem.channels * problem.samples / (channels * samples)
+    cost = scale * sum(seconds.get(v.name, seconds[ranked[0]]) for v in variants)
+    costly = cost > EXTRAPOLATE_ABOVE
+    if clear and costly and ranked[0] in {v.name for v in variants}:
+        return (ranked[0], f"{channels}x{samples}"), [], True
+    if clear or costly:
+        return None, [v for v in variants if v.name not in ranked[:2]], costly
+    return None, [], False
 
 
-def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
-    """Median seconds of each variant, selectively, within ``budget`` seconds in all.
+def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[str, dict]:
+    """Median seconds of each variant, selectively, within ``budget`` seconds in all,
+    with at most ``repeats`` timed runs each.
 
     A variant left untimed when the budget runs out is recorded with
     ``seconds: None`` and timed again only by :func:`tune_grid`.
@@ -254,10 +288,10 @@ def _measure(backend, problem, variants, args, budget) -> dict[str, dict]:
     while runs and time.perf_counter() < deadline:
         best = min(min(seconds) for seconds in runs.values())
         contenders = [name for name, seconds in runs.items()
-                      if min(seconds) <= CLEAR_LOSS * best and len(seconds) < REPEATS]
+                      if min(seconds) <= CLEAR_LOSS * best and len(seconds) < repeats]
         leader = min(runs, key=lambda name: statistics.median(runs[name]))
         settled = all(max(runs[leader]) < min(runs[name]) for name in runs if name != leader)
-        if not contenders or (settled and len(runs[leader]) > 1):
+        if contenders == [leader] or not contenders or (settled and len(runs[leader]) > 1):
             break
         for name in contenders:
             runs[name] += backend.time(lambda v=by_name[name]: v.run(*args), repeat=2)
