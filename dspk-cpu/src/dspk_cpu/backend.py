@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import functools
 import platform
+import time
+from collections.abc import Callable
 from importlib.metadata import version
+from typing import Any
 
 import numpy as np
 from dspk.operations import OPERATIONS
@@ -12,6 +15,9 @@ from dspk.plugin import Backend, Problem, Variant
 
 from dspk_cpu import filtering, multichannel, resampling, spectral
 from dspk_cpu.threads import threads
+
+#: A run at least this long (seconds) counts as its own warm-up when timing.
+LONG_RUN = 0.25
 
 
 @functools.cache
@@ -47,6 +53,19 @@ class CpuBackend(Backend):
 
     def variants(self, op: str):
         return self._variants.get(op, [])
+
+    def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
+        """Seconds per run of ``call``, ``repeat`` times, after a warm-up run, which
+        counts as the first when it takes :data:`LONG_RUN` seconds or more (kernels
+        are compiled by :meth:`prepare`, and so long a run is its own warm-up)."""
+        seconds = []
+        while len(seconds) < repeat + 1:
+            start = time.perf_counter()
+            call()
+            seconds.append(time.perf_counter() - start)
+            if len(seconds) == 1 and seconds[0] >= LONG_RUN:
+                seconds.append(seconds[0])
+        return seconds[1:repeat + 1]
 
     def prepare(self, variant: Variant, problem: Problem) -> None:
         """Compile a variant for the problem's dtype and layout on a small input."""
