@@ -96,8 +96,10 @@ OPERATIONS = (
     Operation("detrend", ({"kind": "linear"},), _detrend_args, _EACH_CHANNEL),
     Operation("stft", ({**_SEGMENTS, "value": "complex", "sides": "onesided",
                         "complex": False},), _stft_args, _EACH_CHANNEL),
-    Operation("csd", ({**_SEGMENTS, "average": "mean", "sides": "onesided", "cross": False,
-                       "complex": False},), _csd_args,
+    # welch as scipy's default segments, and as electrophysiology's 1024.
+    Operation("csd", tuple({**segments, "average": "mean", "sides": "onesided", "cross": False,
+                            "complex": False}
+                           for segments in (_SEGMENTS, {"segment": 1024, "hop": 512})), _csd_args,
               Pieces("channels", {0: OTHER, 1: OTHER}, 2)),
     Operation("istft", ({**_SEGMENTS, "sides": "onesided"},), _istft_args,
               Pieces("channels", {0: 0}, None, results=(0,))),
