@@ -71,7 +71,31 @@ def test_timestamps_measure_device_time(backend):
     one, two = (backend.gpu.timed(lambda k=k: [run(x, h, 1) for _ in range(k)])
                 for k in (1, 2))
     assert 0 < one < 10 and 0 < two < 10
-    assert backend.gpu._stamps is None
+    assert backend.gpu._stamps() is None
+
+
+def test_timing_in_one_thread_leaves_other_threads_untimed(backend):
+    """Dask runs calls in threads: a thread timing its passes sees only its own."""
+    import threading
+    if not backend.gpu.timestamps:
+        pytest.skip("this adapter has no timestamp queries")
+    x = backend.asarray(np.ones((4, 4096), np.float32))
+    h = backend.asarray(np.ones((1, 64), np.float32))
+    run = backend.variants("convolve")[0].run
+    seen = []
+
+    def other():
+        seen.append(backend.gpu._stamps())
+        run(x, h, 1)
+
+    def timed_call():
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        run(x, h, 1)
+
+    assert 0 < backend.gpu.timed(timed_call) < 10
+    assert seen == [None]
 
 
 # -- device arrays ------------------------------------------------------------

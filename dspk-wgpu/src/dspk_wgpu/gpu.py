@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import struct
+import threading
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
@@ -177,9 +178,10 @@ class Gpu:
     max_binding: int = 0
     _pipelines: dict[tuple[str, str], Any] = field(default_factory=dict)
     _fence: Any = None
-    #: While :meth:`timed` runs: the buffers each compute pass resolves its
-    #: start and end timestamps into.
-    _stamps: list | None = None
+    #: While :meth:`timed` runs, in its thread only (``stamps``): the buffers
+    #: each compute pass resolves its start and end timestamps into.
+    _timing: threading.local = field(default_factory=threading.local)
+    _timing_lock: threading.Lock = field(default_factory=threading.Lock)
     _query_set: Any = None
 
     def __post_init__(self):
@@ -212,12 +214,14 @@ class Gpu:
         Needs :attr:`timestamps`. Each pass writes a start and an end
         timestamp (nanoseconds); the time between passes is not counted.
         """
-        self._stamps = []
-        try:
-            call()
-            ticks = [np.frombuffer(self.read(buffer), np.uint64) for buffer in self._stamps]
-        finally:
-            self._stamps = None
+        with self._timing_lock:  # one query set, one timing at a time
+            self._timing.stamps = []
+            try:
+                call()
+                ticks = [np.frombuffer(self.read(buffer), np.uint64)
+                         for buffer in self._timing.stamps]
+            finally:
+                self._timing.stamps = None
         return sum(int(end) - int(start) for start, end in ticks) * 1e-9
 
     @property
@@ -316,15 +320,20 @@ class Gpu:
             compute.end()
         for copy in copies_after:
             encoder.copy_buffer_to_buffer(*copy)
-        if dispatches and self._stamps is not None and self.timestamps:
+        stamps = self._stamps()
+        if dispatches and stamps is not None and self.timestamps:
             resolved = self.device.create_buffer(
                 size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
             encoder.resolve_query_set(self._query_set, 0, 2, resolved, 0)
-            self._stamps.append(resolved)
+            stamps.append(resolved)
         self.queue.submit([encoder.finish()])
 
+    def _stamps(self) -> list | None:
+        """The list :meth:`timed` collects into, when this thread runs it."""
+        return getattr(self._timing, "stamps", None)
+
     def _timestamp_writes(self) -> dict | None:
-        if self._stamps is None or not self.timestamps:
+        if self._stamps() is None or not self.timestamps:
             return None
         if self._query_set is None:
             self._query_set = self.device.create_query_set(type="timestamp", count=2)
