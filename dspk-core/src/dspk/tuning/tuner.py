@@ -233,7 +233,8 @@ def _grid_plan(store, problem: Problem, variants: list[Variant]
     Returns ``(taken, pruned, costly)``. ``costly``: timing every variant once
     would cost more than :data:`EXTRAPOLATE_ABOVE` seconds, scaled from that
     size. ``taken`` is ``(winner, basis)`` when that size's winner was faster
-    than every other variant by :data:`CLEAR_LOSS` and the size is costly: the
+    than every other variant by :data:`CLEAR_LOSS`, the size is costly and that
+    size is at most one grid step smaller (3x the channels, 4x the samples): the
     winner is taken untimed ("extrapolated" from ``basis``, such as
     ``"384x131072"``). Otherwise ``pruned`` holds all but that size's two best
     variants when its winner was clear or the size is costly (then the two
@@ -252,7 +253,10 @@ def _grid_plan(store, problem: Problem, variants: list[Variant]
     scale = problem.channels * problem.samples / (channels * samples)
     cost = scale * sum(seconds.get(v.name, seconds[ranked[0]]) for v in variants)
     costly = cost > EXTRAPOLATE_ABOVE
-    if clear and costly and ranked[0] in {v.name for v in variants}:
+    # Only a neighbour one grid step away ranks alike: a median across 32
+    # channels says little of one across 384.
+    near = (problem.channels <= 3 * channels and problem.samples <= 4 * samples)
+    if clear and costly and near and ranked[0] in {v.name for v in variants}:
         return (ranked[0], f"{channels}x{samples}"), [], True
     if clear or costly:
         return None, [v for v in variants if v.name not in ranked[:2]], costly
