@@ -62,13 +62,19 @@ def test_timer_waits_for_the_device(backend):
     assert len(seconds) == 2 and all(s > 0 for s in seconds)
 
 
-def test_timestamps_measure_device_time(backend):
+def _timestamped_convolve(backend):
+    """A call that runs one small convolution, where the adapter has timestamp queries."""
     if not backend.gpu.timestamps:
         pytest.skip("this adapter has no timestamp queries")
     x = backend.asarray(np.ones((4, 4096), np.float32))
     h = backend.asarray(np.ones((1, 64), np.float32))
     run = backend.variants("convolve")[0].run
-    one, two = (backend.gpu.timed(lambda k=k: [run(x, h, 1) for _ in range(k)])
+    return lambda: run(x, h, 1)
+
+
+def test_timestamps_measure_device_time(backend):
+    convolve = _timestamped_convolve(backend)
+    one, two = (backend.gpu.timed(lambda k=k: [convolve() for _ in range(k)])
                 for k in (1, 2))
     assert 0 < one < 10 and 0 < two < 10
     assert backend.gpu._stamps() is None
@@ -77,22 +83,18 @@ def test_timestamps_measure_device_time(backend):
 def test_timing_in_one_thread_leaves_other_threads_untimed(backend):
     """Dask runs calls in threads: a thread timing its passes sees only its own."""
     import threading
-    if not backend.gpu.timestamps:
-        pytest.skip("this adapter has no timestamp queries")
-    x = backend.asarray(np.ones((4, 4096), np.float32))
-    h = backend.asarray(np.ones((1, 64), np.float32))
-    run = backend.variants("convolve")[0].run
+    convolve = _timestamped_convolve(backend)
     seen = []
 
     def other():
         seen.append(backend.gpu._stamps())
-        run(x, h, 1)
+        convolve()
 
     def timed_call():
         worker = threading.Thread(target=other)
         worker.start()
         worker.join()
-        run(x, h, 1)
+        convolve()
 
     assert 0 < backend.gpu.timed(timed_call) < 10
     assert seen == [None]

@@ -73,7 +73,8 @@ def _combine(x: Any, axis: int, rule: tuple[np.ndarray, ...], first: int, last: 
     return out
 
 
-def _edges_on_host(x: Any, axis: int, size: int) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+def _edges_on_host(x: Any, axis: int,
+                   size: int) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The samples an extension of ``size`` can read, on the host, and the map from a
     sample's index in ``x`` to its index there.
 

@@ -1,9 +1,9 @@
 """The ``fft`` kernel on scipy.fft (pocketfft).
 
 Variants: the whole array in one call, pocketfft's own threads sharing out
-its rows; one slice of channels per thread; one thread (small arrays); and, for real FFTs of even
-length, both of these through complex FFTs of half the length
-(:mod:`dspk_cpu.spectral_halfsize`), other transforms as the first two.
+its rows; one slice of channels per thread; one thread (small arrays); and,
+for real FFTs of even length, the first two through complex FFTs of half the
+length (:mod:`dspk_cpu.spectral_halfsize`), other transforms as the first two.
 """
 
 from __future__ import annotations

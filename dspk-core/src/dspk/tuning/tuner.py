@@ -181,7 +181,8 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
             ranked, nearest_winner = _nearest_ranking(store, problem)
             incumbent = incumbent or nearest_winner
             stale.sort(key=lambda v: ranked.index(v.name) if v.name in ranked else len(ranked))
-            taken, pruned, costly = _grid_plan(store, problem, stale) if prune else (None, [], False)
+            taken, pruned, costly = (_grid_plan(store, problem, stale) if prune
+                                     else (None, [], False))
             if taken is not None:
                 winner, basis = taken
                 timings.update({v.name: {"source": v.source, "seconds": None,
