@@ -77,9 +77,11 @@ def test_sosfilt_stream_is_exact(sos, shape, axis, dtype, rng):
     assert y.dtype == dtype
     assert rel_l2(y, signal.sosfilt(sos, x.astype(np.float64), axis=axis)) <= TOLERANCE[dtype]
     one_shot = dspk.sosfilt(sos, x, axis=axis)
-    # On the default runtime; a GPU's time-parallel filter sums in another order
-    # for each chunk than for the whole, hence more than float32's rounding.
-    assert rel_l2(y, one_shot) <= (1e-5 if dtype == np.float32 else 1e-14)
+    # On the default runtime. The cpu runtime's chunks agree to float32's rounding;
+    # a GPU's time-parallel filter sums in another order for each chunk than for
+    # the whole, hence 1e-5 there.
+    single = 1e-6 if dspk.runtime.current() == "cpu" else 1e-5
+    assert rel_l2(y, one_shot) <= (single if dtype == np.float32 else 1e-14)
 
 
 @pytest.mark.parametrize("runtime", runtimes_under_test())
