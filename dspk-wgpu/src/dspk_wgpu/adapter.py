@@ -81,13 +81,18 @@ def select_adapter() -> Any:
 FEATURES = ("timestamp-query", "shader-f64")
 
 
+#: Limits the device is opened with at the adapter's values, above WebGPU's defaults:
+#: storage buffers, and workgroups (their size and memory) for the tuned launches
+#: (:mod:`dspk_wgpu.launch`).
+LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size",
+          "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
+          "max-compute-workgroup-size-x")
+
+
 def open_device(adapter: Any) -> Any:
-    """A device with the adapter's largest storage-buffer limits and the :data:`FEATURES`
-    it offers."""
+    """A device with the adapter's :data:`LIMITS` and the :data:`FEATURES` it offers."""
     limits = adapter.limits
-    wanted = {key: limits[key] for key in
-              ("max-storage-buffer-binding-size", "max-buffer-size",
-               "max-compute-workgroup-storage-size") if key in limits}
+    wanted = {key: limits[key] for key in LIMITS if key in limits}
     features = [name for name in FEATURES if name in adapter.features]
     try:
         return adapter.request_device_sync(required_limits=wanted, required_features=features)

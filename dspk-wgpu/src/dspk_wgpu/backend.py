@@ -34,13 +34,16 @@ class WgpuBackend(Backend):
                                multichannel, resampling)
         from dspk_wgpu.arrays import WgpuArray
         from dspk_wgpu.gpu import Gpu
+        from dspk_wgpu.launch import on_device
 
         self.gpu = Gpu(adapter, open_device(adapter))
         self._array_type = WgpuArray
+        limits = self.gpu.device.limits
         self._variants = {}
         for family in (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
                        multichannel):
-            self._variants.update(family.VARIANTS)
+            self._variants.update({op: [on_device(v, limits) for v in variants]
+                                   for op, variants in family.VARIANTS.items()})
 
     def device(self) -> str:
         return describe(self.gpu.adapter)
@@ -54,6 +57,8 @@ class WgpuBackend(Backend):
                 "wgpu-py": version("wgpu"), "dspk-wgpu": version("dspk-wgpu")}
 
     def variants(self, op: str):
+        """The operation's kernels, the default first. A tuned launch the device's limits
+        do not hold (:func:`dspk_wgpu.launch.on_device`) supports no problem."""
         return self._variants.get(op, [])
 
     def asarray(self, x: np.ndarray) -> Any:

@@ -9,8 +9,10 @@ Shaders are written once for either precision: their floating-point type is
 ``real`` (complex numbers are ``vec2<real>``). :meth:`Gpu.pipeline` compiles a
 shader for ``"f32"`` or ``"f64"`` by putting ``alias real = f32;`` (or
 ``f64``) and the precision's constants (:func:`prelude`) before its text, and
-keeps one pipeline per (shader, precision). ``"f64"`` needs a device opened
-with the ``shader-f64`` feature (:attr:`Gpu.f64`). Vulkan has no 64-bit sine,
+keeps one pipeline per (shader, precision, pipeline-overridable constants): a
+dispatch may set the shader's ``override`` declarations (such as the workgroup
+size the tuner chooses, see :mod:`dspk_wgpu.launch`). ``"f64"`` needs a device
+opened with the ``shader-f64`` feature (:attr:`Gpu.f64`). Vulkan has no 64-bit sine,
 cosine, exponential, logarithm or arctangent, so no shader uses them on
 ``real``: such tables are computed on the host in float64 and uploaded, and
 what a shader must compute itself comes from a library file per precision.
@@ -157,6 +159,8 @@ class Dispatch:
         Bound at bindings 1, 2, ... of group 0 (binding 0 is ``Params``).
     grid : tuple of int
         Workgroups along x, y, z.
+    constants : tuple of (str, int)
+        Values of the shader's pipeline-overridable constants, by name.
     """
 
     pipeline: str
@@ -164,6 +168,7 @@ class Dispatch:
     params: tuple[int, ...]
     buffers: tuple[Any, ...]
     grid: tuple[int, int, int]
+    constants: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
@@ -176,7 +181,7 @@ class Gpu:
     #: The largest buffer a shader binds, in bytes: the device's
     #: ``max-storage-buffer-binding-size`` unless lowered (tests do).
     max_binding: int = 0
-    _pipelines: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _pipelines: dict[tuple[str, str, tuple], Any] = field(default_factory=dict)
     _fence: Any = None
     #: While :meth:`timed` runs, in its thread only (``stamps``): the buffers
     #: each compute pass resolves its start and end timestamps into.
@@ -228,19 +233,21 @@ class Gpu:
     def queue(self) -> Any:
         return self.device.queue
 
-    def pipeline(self, name: str, real: str = "f32") -> Any:
-        """The compute pipeline of ``shaders/<name>.wgsl`` in precision ``real``,
-        compiled on first use."""
-        key = (name, real)
+    def pipeline(self, name: str, real: str = "f32",
+                 constants: tuple[tuple[str, int], ...] = ()) -> Any:
+        """The compute pipeline of ``shaders/<name>.wgsl`` in precision ``real``, with its
+        pipeline-overridable ``constants`` (name, value) set, compiled on first use."""
+        key = (name, real, constants)
         if key not in self._pipelines:
             if real not in REAL_BYTES or (real == "f64" and not self.f64):
                 raise ValueError(f"shader {name!r}: precision {real!r} is not available "
                                  "on this device")
-            label = f"{name}[{real}]"
+            label = f"{name}[{real}]" + "".join(f"[{k}={v}]" for k, v in constants)
             module = self.device.create_shader_module(
                 code=prelude(real, self.local_points(real)) + shader_code(name, real), label=label)
             self._pipelines[key] = self.device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"}, label=label)
+                layout="auto", label=label,
+                compute={"module": module, "entry_point": "main", "constants": dict(constants)})
         return self._pipelines[key]
 
     def check_size(self, nbytes: int) -> None:
@@ -307,7 +314,7 @@ class Gpu:
         if dispatches:
             compute = encoder.begin_compute_pass(timestamp_writes=self._timestamp_writes())
             for k, dispatch in enumerate(dispatches):
-                pipeline = self.pipeline(dispatch.pipeline, dispatch.real)
+                pipeline = self.pipeline(dispatch.pipeline, dispatch.real, dispatch.constants)
                 entries = [{"binding": 0, "resource": {"buffer": uniforms, "offset": k * stride,
                                                        "size": 4 * PARAM_FIELDS}}]
                 entries += [{"binding": i + 1, "resource": {"buffer": buffer}}
