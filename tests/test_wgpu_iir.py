@@ -136,6 +136,32 @@ def test_orders_beyond_one_shader_are_declined(backend):
         Cascade(rows, MAX_STATE + 1)
 
 
+def test_time_parallel_launches_set_blocks_and_workgroups(backend):
+    """Each launch's blocks (doubled for a slow filter until its transition is small
+    enough) and channels per workgroup reach the dispatches."""
+    from dspk_wgpu.iir import (TIME_PARALLEL, TRANSITION_LIMIT, Cascade, Pass, scan_block_len,
+                               time_parallel)
+
+    def size(transition):
+        return np.abs(transition).sum(axis=1).max()
+
+    fast = Cascade(backend.asarray(signal.butter(2, 0.3, output="sos").astype(np.float32)), 2)
+    dtype = np.float64 if backend.gpu.f64 else np.float32
+    slow = Cascade(backend.asarray(signal.butter(2, 1.0, "highpass", fs=1000.0,
+                                                 output="sos").astype(dtype)), 2)
+    buffer = (backend.gpu.zeros(16), 0, 1, 1)
+    for launch in TIME_PARALLEL:
+        schedule = time_parallel(fast, Pass(100, 5000, buffer, buffer), launch)
+        grids = {d.grid for d in schedule.dispatches if d.pipeline == "sos_blocks"}
+        blocks = -(-5000 // launch.block_len)
+        assert grids == {(-(-100 // launch.workgroup), blocks - 1, 1),
+                         (-(-100 // launch.workgroup), blocks, 1)}
+        assert {d.constants for d in schedule.dispatches} == {launch.constants}
+        length = scan_block_len(slow, 10**6, launch.block_len)
+        assert length > launch.block_len and size(slow.transition(length)) <= TRANSITION_LIMIT
+        assert size(slow.transition(length // 2)) > TRANSITION_LIMIT
+
+
 # -- sosfiltfilt and filtfilt ------------------------------------------------------
 
 # (padtype, padlen); "max" is the longest padlen the core allows, samples - 1.

@@ -4,7 +4,7 @@ scipy extends the signal by ``padlen`` samples at both ends (odd, even or
 constant), filters it forward from ``zi`` times its first sample, filters the
 reversed result from ``zi`` times its first sample, reverses again and keeps
 the middle ``n`` samples. Here both passes are :class:`~dspk_wgpu.iir.Pass`
-runs of the same schedule (time-parallel or sequential, see
+runs of the same schedule and launch (time-parallel or sequential, see
 :mod:`dspk_wgpu.iir`), submitted together:
 
 - the forward pass reads ``x`` through the extension's index function (the
@@ -21,8 +21,9 @@ laid out (section, delay), which is how the shader scales it per channel.
 from __future__ import annotations
 
 import sys
+from functools import partial
 
-from dspk.plugin import Variant, source_hash
+from dspk.plugin import source_hash
 
 from dspk_wgpu import iir, layout
 from dspk_wgpu.iir import CROP, EXTENSIONS, STEADY_STATE, Cascade, Pass, addressed
@@ -34,7 +35,9 @@ def zero_phase(plan, cascade: Cascade, x, axis: int, padtype, padlen: int, zi):
     Parameters
     ----------
     plan : callable
-        :func:`dspk_wgpu.iir.time_parallel` or :func:`dspk_wgpu.iir.sequential`.
+        ``plan(cascade, run)`` makes each pass's :class:`~dspk_wgpu.iir.Schedule`:
+        :func:`dspk_wgpu.iir.time_parallel` or :func:`dspk_wgpu.iir.sequential`
+        with its launch.
     cascade : dspk_wgpu.iir.Cascade
         The filter.
     x : WgpuArray
@@ -66,15 +69,19 @@ def zero_phase(plan, cascade: Cascade, x, axis: int, padtype, padlen: int, zi):
     return y
 
 
-def _sosfiltfilt(plan):
-    def kernel(sos, x, axis, padtype, padlen, zi):
-        return zero_phase(plan, Cascade(sos, 2), x, axis, padtype, padlen, zi)
+def _sosfiltfilt(schedule):
+    """A sosfiltfilt kernel on ``schedule`` (time-parallel or sequential)."""
+    def kernel(sos, x, axis, padtype, padlen, zi, launch):
+        return zero_phase(partial(schedule, launch=launch), Cascade(sos, 2), x, axis, padtype,
+                          padlen, zi)
     return kernel
 
 
-def _filtfilt(plan):
-    def kernel(b, a, x, axis, padtype, padlen, zi):
-        return zero_phase(plan, Cascade.from_ba(b, a), x, axis, padtype, padlen, zi)
+def _filtfilt(schedule):
+    """A filtfilt kernel on ``schedule`` (time-parallel or sequential)."""
+    def kernel(b, a, x, axis, padtype, padlen, zi, launch):
+        return zero_phase(partial(schedule, launch=launch), Cascade.from_ba(b, a), x, axis,
+                          padtype, padlen, zi)
     return kernel
 
 
@@ -86,13 +93,6 @@ def sections_fit(problem) -> bool:
 SOURCE = source_hash(sys.modules[__name__], iir.SOURCE)
 
 VARIANTS = {
-    "sosfiltfilt": [
-        Variant("wgsl-time-parallel", _sosfiltfilt(iir.time_parallel), SOURCE, sections_fit),
-        Variant("wgsl-per-channel", _sosfiltfilt(iir.sequential), SOURCE, sections_fit),
-    ],
-    "filtfilt": [
-        Variant("wgsl-time-parallel", _filtfilt(iir.time_parallel), SOURCE,
-                iir.order_fits),
-        Variant("wgsl-per-channel", _filtfilt(iir.sequential), SOURCE, iir.order_fits),
-    ],
+    "sosfiltfilt": iir.schedule_variants(_sosfiltfilt, SOURCE, sections_fit),
+    "filtfilt": iir.schedule_variants(_filtfilt, SOURCE, iir.order_fits),
 }

@@ -17,11 +17,15 @@ state from a zero start. So a :class:`Pass` over a signal runs as:
 3. a fix-up pass: every (channel, block) filters its block again from its
    true start, writing the output; the last block's final state is ``zf``.
 
-Blocks are :data:`BLOCK_LEN` samples, longer for slow filters: the scan adds
-``T`` times carried states, which magnifies their rounding errors by the size
-of ``T``, so blocks double until ``T`` is at most :data:`TRANSITION_LIMIT`
-(:func:`scan_block_len`). A filter too slow for any block within the loop
-budget runs the sequential schedule instead.
+Blocks are the launch's block length (:data:`BLOCK_LEN` by default), longer
+for slow filters: the scan adds ``T`` times carried states, which magnifies
+their rounding errors by the size of ``T``, so blocks double until ``T`` is at
+most :data:`TRANSITION_LIMIT` (:func:`scan_block_len`). A filter too slow for
+any block within the loop budget runs the sequential schedule instead.
+
+The tuner chooses the block length and the channels per workgroup: each
+launch of :data:`TIME_PARALLEL` (and :data:`PER_CHANNEL`) is a variant of its
+own (:mod:`dspk_wgpu.launch`).
 
 Each invocation loops over at most :data:`~dspk_wgpu.gpu.LOOP_BUDGET`
 sample-coefficient steps, whatever the signal's length. The fallback
@@ -42,7 +46,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -52,6 +56,7 @@ from scipy import signal
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, shader_source
+from dspk_wgpu.launch import Launch, tuned_variants
 
 #: State components one shader invocation holds (its private array).
 MAX_STATE = 64
@@ -59,7 +64,7 @@ MAX_STATE = 64
 #: Second-order sections one shader pass fuses; longer cascades run in several passes.
 MAX_SECTIONS = MAX_STATE // 2
 
-#: Samples per block of the time-parallel schedule (fewer for long cascades).
+#: Samples per block of the default time-parallel launch (fewer for long cascades).
 BLOCK_LEN = 256
 
 #: Largest size (greatest absolute row sum) of a block's transition ``T`` that the
@@ -69,8 +74,17 @@ BLOCK_LEN = 256
 #: (in float64, above the conformance tolerance). Longer blocks shrink ``T``.
 TRANSITION_LIMIT = 1.0
 
-#: Channels per workgroup (the shaders' ``workgroup_size`` x).
+#: Channels per workgroup of the default launches (the shaders' ``WORKGROUP``).
 WORKGROUP = 64
+
+#: The time-parallel launches the tuner times, the default first: blocks of 128 to
+#: 512 samples at :data:`WORKGROUP` channels per workgroup, and 32 or 128 channels per
+#: workgroup at :data:`BLOCK_LEN` samples.
+TIME_PARALLEL = (Launch(WORKGROUP, BLOCK_LEN), Launch(WORKGROUP, 128), Launch(WORKGROUP, 512),
+                 Launch(32, BLOCK_LEN), Launch(128, BLOCK_LEN))
+
+#: The sequential schedule's launch.
+PER_CHANNEL = (Launch(WORKGROUP),)
 
 # The numbering of sos_blocks.wgsl: pass kinds, initial states, edge handling.
 CARRY, FIX_UP, SEQUENTIAL = 0, 1, 2
@@ -192,10 +206,11 @@ def addressed(a: WgpuArray, axis: int) -> tuple[Any, int, int, int]:
 
 
 class Schedule:
-    """The dispatches of one pass and where its final state lands."""
+    """The dispatches of one pass, launched as ``launch`` says, and where its final
+    state lands."""
 
-    def __init__(self, cascade: Cascade, run: Pass, slots: int):
-        self.cascade, self.run = cascade, run
+    def __init__(self, cascade: Cascade, run: Pass, slots: int, launch: Launch):
+        self.cascade, self.run, self.launch = cascade, run, launch
         self.gpu = cascade.rows.gpu
         self.slot_bytes = cascade.slot_size * run.channels * REAL_BYTES[cascade.real]
         self.slots = slots
@@ -206,7 +221,7 @@ class Schedule:
         """Filter blocks ``first .. first + count - 1`` (grid batches of 65535)."""
         cascade, run = self.cascade, self.run
         zi = cascade.rows.buffer if run.zi is None else run.zi
-        groups = math.ceil(run.channels / WORKGROUP)
+        groups = math.ceil(run.channels / self.launch.workgroup)
         for start, size in layout.batches(count):
             params = (run.samples, run.channels, cascade.sections, cascade.order, length,
                       first + start, kind, run.initial, run.edges, run.edge_len,
@@ -214,7 +229,7 @@ class Schedule:
             self.dispatches.append(Dispatch(
                 "sos_blocks", cascade.real, params,
                 (cascade.rows.buffer, run.source[0], run.target[0], self.state, zi),
-                (groups, size, 1)))
+                (groups, size, 1), self.launch.constants))
 
     def scan(self, length: int, slots: int) -> None:
         """The Kogge-Stone scan over the first ``slots`` slots, blocks of ``length``."""
@@ -225,13 +240,14 @@ class Schedule:
             return
         powers = self.gpu.upload(_scan_powers(transition, steps, cascade.rows.dtype))
         spare = self.gpu.zeros(self.slots * self.slot_bytes)
-        groups = math.ceil(self.run.channels / WORKGROUP)
+        groups = math.ceil(self.run.channels / self.launch.workgroup)
         for step in range(steps):
             for first, size in layout.batches(slots):
                 params = (self.run.channels, cascade.sections, cascade.order, slots, 1 << step,
                           step, first)
                 self.dispatches.append(Dispatch("sos_scan", cascade.real, params,
-                                                (powers, self.state, spare), (groups, size, 1)))
+                                                (powers, self.state, spare), (groups, size, 1),
+                                                self.launch.constants))
             self.state, spare = spare, self.state
 
     def final_state(self, shape: tuple[int, ...]) -> tuple[WgpuArray, tuple]:
@@ -245,7 +261,7 @@ def _size(transition: np.ndarray) -> float:
     return float(np.abs(transition).sum(axis=1).max())
 
 
-def scan_block_len(cascade: Cascade, samples: int, block_len: int = BLOCK_LEN) -> int | None:
+def scan_block_len(cascade: Cascade, samples: int, block_len: int) -> int | None:
     """Samples per block of the time-parallel schedule: ``block_len`` (within the loop
     budget), doubled while the block's transition is above :data:`TRANSITION_LIMIT`.
 
@@ -261,28 +277,28 @@ def scan_block_len(cascade: Cascade, samples: int, block_len: int = BLOCK_LEN) -
     return length
 
 
-def time_parallel(cascade: Cascade, run: Pass, block_len: int = BLOCK_LEN) -> Schedule:
+def time_parallel(cascade: Cascade, run: Pass, launch: Launch) -> Schedule:
     """Carry pass, scan, fix-up pass: slot ``b`` ends as block ``b``'s start, the last as zf.
 
-    Blocks are :func:`scan_block_len` long; where none fits, the pass runs
-    :func:`sequential`.
+    Blocks are :func:`scan_block_len` long from the launch's block length; where
+    none fits, the pass runs :func:`sequential`.
     """
-    length = scan_block_len(cascade, run.samples, block_len)
+    length = scan_block_len(cascade, run.samples, launch.block_len)
     if length is None:
-        return sequential(cascade, run)
+        return sequential(cascade, run, launch)
     nblocks = math.ceil(run.samples / length)
-    schedule = Schedule(cascade, run, nblocks + 1)
+    schedule = Schedule(cascade, run, nblocks + 1, launch)
     schedule.blocks(CARRY, length, 0, nblocks - 1)
     schedule.scan(length, nblocks)
     schedule.blocks(FIX_UP, length, 0, nblocks)
     return schedule
 
 
-def sequential(cascade: Cascade, run: Pass) -> Schedule:
+def sequential(cascade: Cascade, run: Pass, launch: Launch) -> Schedule:
     """One invocation per channel, one dispatch per chunk, chunk ``k`` ending in slot ``k + 1``."""
     length = cascade.block_len(LOOP_BUDGET)
     chunks = math.ceil(run.samples / length)
-    schedule = Schedule(cascade, run, chunks + 1)
+    schedule = Schedule(cascade, run, chunks + 1, launch)
     for chunk in range(chunks):
         schedule.blocks(SEQUENTIAL, length, chunk, 1)
     return schedule
@@ -290,7 +306,8 @@ def sequential(cascade: Cascade, run: Pass) -> Schedule:
 
 def filter_signal(plan, cascade: Cascade, x: WgpuArray, axis: int,
                   zi: WgpuArray | None) -> tuple[WgpuArray, WgpuArray | None]:
-    """One pass of ``cascade`` over ``x`` with ``plan`` (a schedule maker).
+    """One pass of ``cascade`` over ``x`` with ``plan``: ``plan(cascade, run)`` makes the
+    :class:`Schedule`.
 
     Returns ``(y, zf)``, ``zf`` laid out as ``zi`` (None when ``zi`` is).
     """
@@ -328,24 +345,19 @@ def _sos_in_groups(plan, sos, x, axis, zi):
     return x, WgpuArray.from_numpy(x.gpu, host)
 
 
-def sosfilt_time_parallel(sos, x, axis, zi):
-    """sosfilt kernel: blocks in parallel, a scan of the carried state, a fix-up pass."""
-    return _sos_in_groups(time_parallel, sos, x, axis, zi)
+def _sosfilt(schedule):
+    """A sosfilt kernel on ``schedule`` (:func:`time_parallel` or :func:`sequential`)."""
+    def kernel(sos, x, axis, zi, launch):
+        return _sos_in_groups(partial(schedule, launch=launch), sos, x, axis, zi)
+    return kernel
 
 
-def sosfilt_per_channel(sos, x, axis, zi):
-    """sosfilt kernel: one invocation per channel, in bounded chunks of the signal."""
-    return _sos_in_groups(sequential, sos, x, axis, zi)
-
-
-def lfilter_time_parallel(b, a, x, axis, zi):
-    """lfilter kernel: blocks in parallel, a scan of the carried state, a fix-up pass."""
-    return filter_signal(time_parallel, Cascade.from_ba(b, a), x, axis, zi)
-
-
-def lfilter_per_channel(b, a, x, axis, zi):
-    """lfilter kernel: one invocation per channel, in bounded chunks of the signal."""
-    return filter_signal(sequential, Cascade.from_ba(b, a), x, axis, zi)
+def _lfilter(schedule):
+    """An lfilter kernel on ``schedule`` (:func:`time_parallel` or :func:`sequential`)."""
+    def kernel(b, a, x, axis, zi, launch):
+        return filter_signal(partial(schedule, launch=launch), Cascade.from_ba(b, a), x, axis,
+                             zi)
+    return kernel
 
 
 def order_fits(problem) -> bool:
@@ -353,16 +365,23 @@ def order_fits(problem) -> bool:
     return problem.param("order", 1) <= MAX_STATE
 
 
+def schedule_variants(kernel_on, source: str, supports=None) -> list[Variant]:
+    """The variants of an IIR operation: ``wgsl-time-parallel-b<L>-w<W>`` for each launch
+    of :data:`TIME_PARALLEL` (the first the default), then ``wgsl-per-channel-w<W>``.
+
+    ``kernel_on(schedule)`` makes the operation's kernel, with a :class:`Launch` last,
+    on :func:`time_parallel` or :func:`sequential`.
+    """
+    return (tuned_variants("wgsl-time-parallel", kernel_on(time_parallel), source,
+                           TIME_PARALLEL, supports)
+            + tuned_variants("wgsl-per-channel", kernel_on(sequential), source, PER_CHANNEL,
+                             supports))
+
+
 SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
                      shader_source("sos_scan"))
 
 VARIANTS = {
-    "sosfilt": [
-        Variant("wgsl-time-parallel", sosfilt_time_parallel, SOURCE),
-        Variant("wgsl-per-channel", sosfilt_per_channel, SOURCE),
-    ],
-    "lfilter": [
-        Variant("wgsl-time-parallel", lfilter_time_parallel, SOURCE, order_fits),
-        Variant("wgsl-per-channel", lfilter_per_channel, SOURCE, order_fits),
-    ],
+    "sosfilt": schedule_variants(_sosfilt, SOURCE),
+    "lfilter": schedule_variants(_lfilter, SOURCE, order_fits),
 }

@@ -17,6 +17,9 @@
 // With `edges` = CROP the input is plain and only samples
 // edge_len <= t < n - edge_len are written. A negative time stride reads or
 // writes backwards (filtfilt's backward pass).
+//
+// A workgroup holds WORKGROUP channels of one block (the tuner's choice, a
+// pipeline-overridable constant).
 
 struct Params {
     n: i32, channels: i32, sections: i32, order: i32,
@@ -25,6 +28,7 @@ struct Params {
     x_st: i32, y_offset: i32, y_sc: i32, y_st: i32,
 }
 
+override WORKGROUP: u32;
 const MAX_STATE: i32 = 64;
 // pass_kind
 const CARRY: i32 = 0;
@@ -77,7 +81,7 @@ fn source(c: i32, t: i32) -> real {
     return mirrored;
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(WORKGROUP, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let z0 = i32(id.z);
     q = Params(p.n + z0, p.channels + z0, p.sections + z0, p.order + z0,

@@ -4,7 +4,8 @@
 // writes them, for a cascade of `sections` sections of order `order`. Step
 // `distance` d computes, for the slots slot0 .. slot0 + grid y - 1,
 //     dst[b] = src[b] + T^d src[b - d]   (b >= d),   dst[b] = src[b]   (b < d),
-// with T^d the `power`-th (sections x order)-square matrix of `powers`.
+// with T^d the `power`-th (sections x order)-square matrix of `powers`. A
+// workgroup holds WORKGROUP channels (a pipeline-overridable constant).
 
 struct Params {
     channels: i32, sections: i32, order: i32, slots: i32,
@@ -12,6 +13,8 @@ struct Params {
     _p8: i32, _p9: i32, _p10: i32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
+
+override WORKGROUP: u32;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> powers: array<real>;
@@ -23,7 +26,7 @@ fn index(slot: i32, i: i32, channel: i32) -> i32 {
     return ((slot * p.sections + i / p.order) * p.channels + channel) * p.order + i % p.order;
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(WORKGROUP, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = i32(id.x);
     let b = p.slot0 + i32(id.y);
