@@ -1,17 +1,22 @@
 """convolve on the GPU: direct tiles, and FFT overlap-save for long filters.
 
-Two variants; ``method="direct"`` and ``"fft"`` pick one, ``"auto"`` lets the
+Two methods; ``method="direct"`` and ``"fft"`` pick one, ``"auto"`` lets the
 tuner time both (the direct tiles are the default when it does not):
 
-``wgsl-direct-tiled`` (default)
-    A workgroup computes 256 consecutive outputs of one channel. Taps go
-    through workgroup memory 256 at a time, beside the 511 input samples they
-    meet, so each input sample and tap is read from the storage buffer once
-    per tile. A dispatch covers at most :data:`TAPS_PER_DISPATCH` taps (its
-    loop stays within the loop budget); later dispatches add to the output.
-    Work per output is one multiply-add per tap with no setup and one
-    dispatch per 4096 taps: the faster for short filters (up to some
-    hundred taps on a GPU, where the block FFTs below cost more per output).
+``wgsl-direct-tiled-w<W>`` (``W = 256`` the default)
+    A workgroup of ``W`` invocations (a tile) computes ``W`` consecutive
+    outputs of one channel. Taps go through workgroup memory ``W`` at a time,
+    beside the ``2 W - 1`` input samples they meet, so each input sample and
+    tap is read from the storage buffer once per tile. A dispatch covers at
+    most :data:`TAPS_PER_DISPATCH` taps (its loop stays within the loop
+    budget); later dispatches add to the output. Work per output is one
+    multiply-add per tap with no setup and one dispatch per 4096 taps: the
+    faster for short filters (up to some hundred taps on a GPU, where the
+    block FFTs below cost more per output). The tuner chooses the tile among
+    :data:`DIRECT`: a larger tile reads the storage buffer less per
+    multiply-add (``3 W`` numbers for ``W**2`` of them), a smaller one leaves
+    fewer invocations idle past the end of short signals. A tile above the
+    device's workgroup limits is not offered.
 ``wgsl-fft-overlap-save``
     Each channel is cut into blocks of ``N`` samples (a power of two of about
     four times the taps, see :func:`block_length`) that overlap by
@@ -36,20 +41,30 @@ from dspk.plugin import Problem, Variant, source_hash
 
 from dspk_wgpu import fft, framing, layout
 from dspk_wgpu.gpu import Dispatch, shader_source
+from dspk_wgpu.launch import Launch, tuned_variants
 
-#: Outputs per workgroup, and taps per pass through workgroup memory.
-TILE = 256
 
-#: Taps one dispatch covers: 16 tiles of 256, 4096 loop iterations.
-TAPS_PER_DISPATCH = 16 * TILE
+def _tile(size: int) -> Launch:
+    """The direct convolution's launch with tiles of ``size`` outputs: a workgroup of
+    ``size`` invocations holding ``size`` taps and ``2 size`` samples."""
+    return Launch(size, shared=3 * size)
+
+
+#: The direct convolution's tiles the tuner times (outputs per workgroup, and taps
+#: per pass through workgroup memory), the default first.
+DIRECT = (_tile(256), _tile(64), _tile(128), _tile(512))
+
+#: Taps one dispatch covers: 4096 loop iterations, a whole number of any tile.
+TAPS_PER_DISPATCH = 4096
 
 #: Shortest overlap-save block, and block length over tap count (about).
 MIN_BLOCK = 1024
 BLOCK_OVER_TAPS = 4
 
 
-def convolve_direct(x, h, axis):
-    """convolve kernel: full convolution of each channel with its row of ``h``."""
+def convolve_direct(x, h, axis, launch):
+    """convolve kernel: full convolution of each channel with its row of ``h``, in tiles
+    of ``launch.workgroup`` outputs."""
     real = layout.precision_of(x, h)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     rows, taps = h.shape
@@ -61,11 +76,12 @@ def convolve_direct(x, h, axis):
     dispatches = []
     for tap0 in range(0, taps, TAPS_PER_DISPATCH):
         tap_count = min(TAPS_PER_DISPATCH, taps - tap0)
-        for tile0, tiles in layout.batches(math.ceil(out_len / TILE)):
+        for tile0, tiles in layout.batches(math.ceil(out_len / launch.workgroup)):
             params = (samples, taps, rows, out_len, tap0, tap_count, int(tap0 > 0), x_offset,
                       x_sc, x_st, y_sc, y_st, h_offset, h_sr, h_st, tile0)
             dispatches.append(Dispatch("convolve_direct", real, params,
-                                       (x.buffer, h.buffer, y.buffer), (tiles, channels, 1)))
+                                       (x.buffer, h.buffer, y.buffer), (tiles, channels, 1),
+                                       launch.constants))
     x.gpu.run(dispatches)
     return y
 
@@ -149,12 +165,12 @@ def _is_fft(problem: Problem) -> bool:
     return problem.param("method") in ("auto", "fft")
 
 
-DIRECT_SOURCE = source_hash(convolve_direct, shader_source("convolve_direct"))
+DIRECT_SOURCE = source_hash(_tile, convolve_direct, shader_source("convolve_direct"))
 FFT_SOURCE = source_hash(block_length, convolve_overlap_save, _multiply, _keep,
                          shader_source("convolve_spectra"), shader_source("convolve_keep"),
                          framing.SOURCE, fft.SOURCE)
 
 VARIANTS = {"convolve": [
-    Variant("wgsl-direct-tiled", convolve_direct, DIRECT_SOURCE, _is_direct),
+    *tuned_variants("wgsl-direct-tiled", convolve_direct, DIRECT_SOURCE, DIRECT, _is_direct),
     Variant("wgsl-fft-overlap-save", convolve_overlap_save, FFT_SOURCE, _is_fft),
 ]}

@@ -1,7 +1,8 @@
 // Full direct convolution, y[c, t] = sum_j h[row, j] x[c, t - j], in tiles:
-// a workgroup computes 256 outputs of one channel; taps `tap0 .. tap0 + tap_count`
-// pass through workgroup memory 256 at a time beside the 511 input samples they
-// meet. A dispatch covers a bounded range of taps; later ranges add to `y`.
+// a workgroup of TILE invocations (WORKGROUP, a pipeline-overridable constant)
+// computes TILE outputs of one channel; taps `tap0 .. tap0 + tap_count` pass
+// through workgroup memory TILE at a time beside the 2 TILE - 1 input samples
+// they meet. A dispatch covers a bounded range of taps; later ranges add to `y`.
 
 struct Params {
     n: i32, taps: i32, h_rows: i32, out_len: i32,
@@ -10,15 +11,17 @@ struct Params {
     h_offset: i32, h_sr: i32, h_st: i32, tile0: i32,
 }
 
-const TILE: i32 = 256;
+override WORKGROUP: u32;
+override TILE: i32 = i32(WORKGROUP);
+override SPAN: u32 = 2u * WORKGROUP;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> x: array<real>;
 @group(0) @binding(2) var<storage, read> h: array<real>;
 @group(0) @binding(3) var<storage, read_write> y: array<real>;
 
-var<workgroup> taps_tile: array<real, 256>;
-var<workgroup> x_tile: array<real, 512>;
+var<workgroup> taps_tile: array<real, WORKGROUP>;
+var<workgroup> x_tile: array<real, SPAN>;
 
 fn sample(c: i32, t: i32) -> real {
     if (t < 0 || t >= p.n) {
@@ -27,7 +30,7 @@ fn sample(c: i32, t: i32) -> real {
     return x[p.x_offset + c * p.x_sc + t * p.x_st];
 }
 
-@compute @workgroup_size(256, 1, 1)
+@compute @workgroup_size(WORKGROUP, 1, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(workgroup_id) wid: vec3<u32>) {
     let lane = i32(lid.x);
