@@ -255,6 +255,49 @@ def test_prepare_compiles_every_variant(backend, op):
         backend.prepare(variant, problem)
 
 
+# -- tuned launches ------------------------------------------------------------
+
+TUNED_OPS = ["sosfilt", "lfilter", "sosfiltfilt", "filtfilt", "convolve", "common_reference"]
+
+
+@pytest.mark.parametrize("op", TUNED_OPS)
+def test_tuned_variants_say_their_launch_and_fit_this_adapter(backend, op):
+    from dspk.operations import OPERATIONS
+    from dspk_wgpu.launch import Launched
+    variants = backend.variants(op)
+    tuned = [v for v in variants if isinstance(v.run, Launched)]
+    assert len(tuned) > 1 and len({v.name for v in variants}) == len(variants)
+    for variant in tuned:
+        assert variant.name.endswith("-" + variant.run.launch.name)
+    for dtype in ("float32", "float64") if backend.gpu.f64 else ("float32",):
+        problem = Problem.make(op, dtype, 2, 4096, "channel-major",
+                               **OPERATIONS[op].grid_params[0])
+        assert all(v.supports(problem) for v in tuned), (op, dtype)
+
+
+def test_launches_beyond_the_device_limits_are_not_offered(backend):
+    """Too many invocations, too wide a workgroup, too much workgroup memory in float64."""
+    from dspk_wgpu import fir, iir
+    from dspk_wgpu.launch import on_device
+    limits = {"max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 128,
+              "max-compute-workgroup-storage-size": 2048}
+
+    def offered(op, dtype, table, **params):
+        problem = Problem.make(op, dtype, 2, 4096, "channel-major", **params)
+        return [v.name for v in table[op] if on_device(v, limits).supports(problem)]
+
+    direct = {"taps": 8, "per_channel": False, "method": "auto"}
+    assert offered("convolve", "float32", fir.VARIANTS, **direct) == [
+        "wgsl-direct-tiled-w64", "wgsl-direct-tiled-w128", "wgsl-fft-overlap-save"]
+    assert offered("convolve", "float64", fir.VARIANTS, **direct) == [
+        "wgsl-direct-tiled-w64", "wgsl-fft-overlap-save"]
+    assert offered("sosfilt", "float64", iir.VARIANTS, sections=4) == [
+        v.name for v in iir.VARIANTS["sosfilt"]]
+    limits["max-compute-workgroup-size-x"] = 64
+    assert "wgsl-time-parallel-b256-w128" not in offered("sosfilt", "float32", iir.VARIANTS,
+                                                         sections=4)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_copy_of_strided_views_stays_on_the_device(backend, rng, dtype):
     host = rng.standard_normal((5, 7, 9)).astype(np.float32)

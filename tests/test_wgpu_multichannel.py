@@ -30,9 +30,15 @@ def backend(wgpu_backend):
     return wgpu_backend
 
 
-def _kernel(backend, op):
-    (variant,) = backend.variants(op)
-    return variant.run
+def _kernel(backend, op, name=None):
+    """The kernel of variant ``name`` of ``op``, by default the default variant."""
+    variants = backend.variants(op)
+    return next(v for v in variants if name in (None, v.name)).run
+
+
+def _names(op):
+    from dspk_wgpu import multichannel
+    return [pytest.param(v.name, id=v.name) for v in multichannel.VARIANTS[op]]
 
 
 def _laid_out(backend, host, axis, strided):
@@ -67,13 +73,14 @@ LAYOUTS = [(1, False), (0, False), (1, True), (0, True)]
 
 # -- common_reference -----------------------------------------------------------
 
+@pytest.mark.parametrize("variant", _names("common_reference"))
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("operator", ["median", "average"])
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (2, 100), (3, 1001), (64, 333),
                                                (385, 67)])
-def test_common_reference_matches_numpy(backend, rng, operator, axis, strided, channels,
-                                        samples, dtype):
+def test_common_reference_matches_numpy(backend, rng, variant, operator, axis, strided,
+                                        channels, samples, dtype):
     _needs(backend, dtype)
     host = rng.standard_normal((channels, samples)).astype(dtype)
     x = _laid_out(backend, host, axis, strided)
@@ -82,7 +89,7 @@ def test_common_reference_matches_numpy(backend, rng, operator, axis, strided, c
         # uneven groups, odd and even sizes, and channels left out (zeros)
         groups.append((np.arange(0, channels - 1, 2), np.arange(1, channels - 1, 4)))
     for members in groups:
-        y = _kernel(backend, "common_reference")(x, axis, members, operator)
+        y = _kernel(backend, "common_reference", variant)(x, axis, members, operator)
         want = _reference(host.astype(np.float64), members, operator)
         got = _by_channels(y, axis)
         assert got.shape == want.shape and got.dtype == dtype

@@ -4,7 +4,8 @@
   group's median (a radix selection on the numbers' order-preserving keys, 4
   bits a pass, see ``shaders/channels_reference.wgsl``) or mean across the
   group's channels and writes every member less it. Group membership goes up as a small int32
-  table; channels in no group form a group written as zeros.
+  table; channels in no group form a group written as zeros. The tuner chooses
+  the samples per workgroup among :data:`REFERENCE`.
 - ``channel_mean``: per-chunk sums reduced in workgroup memory (the step that
   :mod:`dspk_wgpu.detrend` shares), added up on the host in float64.
 - ``channel_covariance``: 16 x 16 tiles of ``Xc Xc^T`` on and above the
@@ -38,6 +39,7 @@ from dspk.plugin import Variant, source_hash
 from dspk_wgpu import detrend, layout
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, real_dtype, shader_source
+from dspk_wgpu.launch import Launch, tuned_variants
 
 #: Bits of the keys the selections run on, by precision.
 KEY_BITS = {"f32": 32, "f64": 64}
@@ -58,6 +60,11 @@ def max_median_group(real: str) -> int:
 
 #: :func:`max_median_group` in float32.
 MAX_MEDIAN_GROUP = max_median_group("f32")
+
+#: The common reference's launches the tuner times (samples per workgroup), the
+#: default first. Signals have far more samples than a workgroup, so none is left
+#: idle; smaller workgroups would only cap the invocations resident on a GPU core.
+REFERENCE = (Launch(64), Launch(128), Launch(256))
 
 #: Most samples per covariance chunk: 16-sample steps of 16 products each.
 COVARIANCE_CHUNK = 8192
@@ -110,8 +117,9 @@ def _mean_buffer(gpu, mean, channels: int, real: str):
     return gpu.upload(np.asarray(mean, dtype))
 
 
-def common_reference_select(x, axis, groups, operator):
-    """common_reference kernel: per-sample radix-select median, or mean, of each group."""
+def common_reference_select(x, axis, groups, operator, launch):
+    """common_reference kernel: per-sample radix-select median, or mean, of each group,
+    ``launch.workgroup`` samples per workgroup."""
     real = layout.precision_of(x)
     samples, channels = x.shape[axis], x.shape[1 - axis]
     largest = max_median_group(real)
@@ -128,8 +136,8 @@ def common_reference_select(x, axis, groups, operator):
         Dispatch("channels_reference", real,
                  (samples, group_count, _OPERATORS[operator], zero_group, first, x_offset, x_sc,
                   x_st, y_sc, y_st),
-                 (table_buffer, x.buffer, y.buffer), (size, group_count, 1))
-        for first, size in layout.batches(math.ceil(samples / 64))]
+                 (table_buffer, x.buffer, y.buffer), (size, group_count, 1), launch.constants)
+        for first, size in layout.batches(math.ceil(samples / launch.workgroup))]
     x.gpu.run(dispatches)
     return y
 
@@ -285,8 +293,8 @@ SOURCE = source_hash(sys.modules[__name__], detrend, shader_source("channels_ref
                      shader_source("channels_matrix"), shader_source("detrend_sums"))
 
 VARIANTS = {
-    "common_reference": [Variant("wgsl-radix-select", common_reference_select, SOURCE,
-                                 _median_fits)],
+    "common_reference": tuned_variants("wgsl-radix-select", common_reference_select, SOURCE,
+                                       REFERENCE, _median_fits),
     "channel_mean": [Variant("wgsl-chunk-sums", channel_mean_sums, SOURCE)],
     "channel_covariance": [Variant("wgsl-tiles-kahan", channel_covariance_tiles, SOURCE)],
     "median_of_squares": [Variant("wgsl-radix-select", median_of_squares_radix, SOURCE)],

@@ -1,5 +1,6 @@
 // Common reference: each group's channels minus the group's per-sample median
-// (`use_median` 1) or mean (0). One invocation per (sample, group). `table`
+// (`use_median` 1) or mean (0). One invocation per (sample, group), a workgroup
+// holding WORKGROUP samples (a pipeline-overridable constant). `table`
 // holds the groups' start positions (groups + 1 of them, absolute indices
 // into `table`) followed by their channels. The group `zero_group` (channels
 // in no group, or -1) is written as zeros.
@@ -21,6 +22,8 @@ struct Params {
 }
 
 //! include keys
+
+override WORKGROUP: u32;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> table: array<i32>;
@@ -82,9 +85,9 @@ fn mean(first: i32, stop: i32, t: i32) -> real {
     return sum / real(stop - first);
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(WORKGROUP, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let t = (p.block0 * 64) + i32(id.x);
+    let t = p.block0 * i32(WORKGROUP) + i32(id.x);
     let group = i32(id.y);
     if (t >= p.n || group >= p.groups) {
         return;
