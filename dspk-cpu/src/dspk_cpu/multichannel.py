@@ -1,6 +1,6 @@
 """The cpu runtime's variants of the multichannel operations.
 
-``common_reference``: a numba quickselect per sample (default) or numpy's
+``common_reference``: a numba bitwise selection per sample (default) or numpy's
 median/mean over blocks of samples. Whitening: per-channel means (blocks on
 threads, or one reduction), the channel covariance (float64 blocks; float32
 blocks summed in float64; one product for float64), the median of squares (a
@@ -37,7 +37,7 @@ _PHASE = source_hash(multichannel_phase, multichannel_blocks)
 
 VARIANTS = {
     "common_reference": [
-        Variant("numba-quickselect", multichannel_select.common_reference, _SELECT),
+        Variant("numba-bitwise-select", multichannel_select.common_reference, _SELECT),
         Variant("numpy-blocks", multichannel_reference.common_reference, _REFERENCE),
     ],
     "channel_mean": [

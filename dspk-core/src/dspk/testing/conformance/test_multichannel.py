@@ -112,6 +112,26 @@ def test_common_reference_median_of_ties_and_nan(runtime, variant, rng):
         x, [[0, 1, 2, 3], [4, 5, 6, 7]], "median"), 7, axis=1)) <= 1e-12
 
 
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("common_reference"))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("channels", [96, 383, 384])
+def test_common_reference_median_across_many_channels(runtime, variant, dtype, channels,
+                                                      rng):
+    """Wide groups whose samples hold ties, an offset, or both zeros beside subnormals."""
+    open_backend(runtime)
+    samples = 90
+    tiny = np.finfo(dtype).smallest_subnormal * 7
+    kinds = [rng.integers(-3, 4, (channels, samples)).astype(np.float64),
+             500 + 20 * rng.standard_normal((channels, samples)),
+             rng.choice([0.0, -0.0, tiny, -tiny, 1.5, -2.0], (channels, samples))]
+    x64 = np.choose(np.arange(samples) % 3, kinds).astype(dtype).astype(np.float64)
+    with forced_variant("common_reference", variant):
+        got = dspk.common_reference(x64.astype(dtype), runtime=runtime)
+    want = reference_common(x64, None, "median")
+    error = np.abs(got - want).max(axis=0) / np.abs(x64).max(axis=0)
+    assert error.max() <= TOLERANCE[dtype], f"sample {error.argmax()}"
+
+
 # --- whiten -----------------------------------------------------------------------
 
 def reference_whiten(x64, apply_mean, eps=None, W=None):
