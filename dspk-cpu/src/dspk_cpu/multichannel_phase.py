@@ -13,6 +13,7 @@ import numpy as np
 from dspk.plugin import layout_of
 from scipy import fft
 
+from dspk_cpu import memory
 from dspk_cpu.layout import samples_index
 from dspk_cpu.threads import channel_slices, on_threads
 from dspk_cpu.threads import threads
@@ -75,7 +76,7 @@ def phase_shift_channel_slices(x, axis, shifts, margin):
            [3.],
            [0.]])
     """
-    y = np.empty_like(x)
+    y = memory.empty_like(x)
 
     def work(part):
         channels = samples_index(1 - axis, part)

@@ -27,6 +27,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from dspk_cpu import memory
 from dspk_cpu.threads import threads
 
 #: Samples per parallel work item (and per transposed tile of a channels-by-samples signal).
@@ -213,7 +214,8 @@ def common_reference(x, axis, groups, operator):
     contiguous = np.array([np.array_equal(g, np.arange(g[0], g[0] + len(g))) if len(g) else True
                            for g in groups])
     channels = x.shape[1 - axis]
-    y = np.empty_like(rows) if len(members) == channels else np.zeros_like(rows)
+    y = memory.populate(np.empty_like(rows) if len(members) == channels
+                         else np.zeros_like(rows))
     _subtract_references(rows, y, samples_by_channels, members, starts, contiguous,
                          operator == "median", np.empty(0, f"i{x.itemsize}"),
                          np.empty(0, f"u{x.itemsize}"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft, signal
 
+from dspk_cpu import memory
 from dspk_cpu.layout import channels_index, samples_index
 from dspk_cpu.threads import on_channel_slices, threads
 
@@ -18,7 +19,7 @@ from dspk_cpu.threads import on_channel_slices, threads
 def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:
     shape = list(x.shape)
     shape[axis] = samples
-    return np.empty(shape, x.dtype)
+    return memory.empty(shape, x.dtype)
 
 
 def upfirdn(h, x, axis, up, down, left, right, start, stop):

@@ -12,6 +12,7 @@ import numpy as np
 from dspk.plugin import Variant, source_hash
 from scipy import fft, signal
 
+from dspk_cpu import memory
 from dspk_cpu import forward_backward as fb
 from dspk_cpu.layout import channels_index
 from dspk_cpu.threads import on_channel_slices, threads
@@ -19,7 +20,7 @@ from dspk_cpu.threads import on_channel_slices, threads
 
 def sosfilt(sos, x, axis, zi):
     """scipy.signal.sosfilt over channel slices; ``zi`` as (n_sections, C, 2)."""
-    y = np.empty_like(x)
+    y = memory.empty_like(x)
     zf = None if zi is None else np.empty_like(zi)
 
     def work(part):
@@ -37,7 +38,7 @@ def sosfilt(sos, x, axis, zi):
 
 def lfilter(b, a, x, axis, zi):
     """scipy.signal.lfilter over channel slices; ``zi`` as (C, K - 1)."""
-    y = np.empty_like(x)
+    y = memory.empty_like(x)
     zf = None if zi is None else np.empty_like(zi)
 
     def work(part):

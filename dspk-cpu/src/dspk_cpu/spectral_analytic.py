@@ -23,7 +23,7 @@ from dspk.plugin import Variant, layout_of, source_hash
 from numba import njit
 from scipy import fft
 
-from dspk_cpu import spectral_halfsize
+from dspk_cpu import memory, spectral_halfsize
 from dspk_cpu.threads import on_channel_slices, threads
 
 #: Samples (channels x FFT length) per group of channels transformed together.
@@ -94,7 +94,7 @@ def _in_memory_order(x, axis, n):
     time_axis = axis if view is x else 1 - axis
     shape = list(view.shape)
     shape[time_axis] = n
-    out = np.empty(shape, np.result_type(x.dtype, np.complex64))
+    out = memory.empty(shape, np.result_type(x.dtype, np.complex64))
     return view, time_axis, out, out if view is x else out.T
 
 

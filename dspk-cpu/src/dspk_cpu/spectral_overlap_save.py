@@ -23,6 +23,7 @@ from dspk.plugin import Problem, Variant, layout_of, source_hash
 from numba import njit
 from scipy import fft
 
+from dspk_cpu import memory
 from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import on_threads, threads
 
@@ -159,7 +160,7 @@ def _convolve(x, h, axis, factor, on_items):
     responses = _responses(h, length, np.result_type(x.dtype, np.complex64))
     paired = h.shape[0] == 1
     units = -(-channels // 2) if paired else channels
-    y = np.empty((n_out, channels) if axis == 0 else (channels, n_out), x.dtype)
+    y = memory.empty((n_out, channels) if axis == 0 else (channels, n_out), x.dtype)
     yv = channel_major(y, axis)
     blocks = -(-n_out // step)
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dspk_cpu import memory
 from dspk_cpu.layout import channels_index
 from dspk_cpu.threads import on_channel_slices
 
@@ -27,7 +28,7 @@ def by_channel_slices(compute: Callable[[np.ndarray], np.ndarray], x: np.ndarray
            [6., 8.]])
     """
     channels = x.shape[1 - axis]
-    y = np.empty((channels, samples) if axis == 1 else (samples, channels), dtype)
+    y = memory.empty((channels, samples) if axis == 1 else (samples, channels), dtype)
 
     def work(part):
         y[channels_index(axis, part)] = compute(x[channels_index(axis, part)])

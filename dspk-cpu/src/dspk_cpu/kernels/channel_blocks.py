@@ -10,6 +10,8 @@ the compiler, which lets it vectorise across channels.
 import numpy as np
 from numba import njit
 
+from dspk_cpu import memory
+
 CHUNK = 256
 """Samples of a block staged in a work array at a time."""
 
@@ -50,7 +52,7 @@ def _prepare(x, axis, out, n_out, block):
     shape = (x.shape[0], n_out) if axis == 1 else (n_out, x.shape[1])
     if out is None:
         order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
-        out = np.empty(shape, x.dtype, order=order)
+        out = memory.empty(shape, x.dtype, order=order)
     elif out.shape != shape or out.dtype != x.dtype:
         raise ValueError(f"out must have shape {shape} and dtype {x.dtype}")
     elif np.may_share_memory(out, x):
