@@ -28,9 +28,10 @@ output, runs back through the scratch, then back through the output in place. Th
 memory is a scratch of ``padlen`` samples per block of a run: no padded copy of the
 signal.
 
-Outputs are stored with non-temporal hints (:func:`tiles.transpose_tile_stream`) when
-their rows are aligned to cache lines: they are not read again by the kernel, and
-skipping the read-for-ownership saves a third of the memory traffic.
+Outputs are stored with non-temporal hints (:func:`tiles.transpose_tile_stream`,
+:func:`tiles.copy_line_stream`) when their rows are aligned to cache lines: they are
+not read again by the kernel, and skipping the read-for-ownership saves a third of the
+memory traffic.
 """
 
 import functools
@@ -40,6 +41,7 @@ import numpy as np
 from numba import carray, njit, prange
 
 # fir.py stages through the older helpers of channel_blocks, imported from here.
+from dspk_cpu import memory
 from dspk_cpu.kernels.channel_blocks import (  # noqa: F401
     CHUNK,
     _prepare,
@@ -49,6 +51,8 @@ from dspk_cpu.kernels.channel_blocks import (  # noqa: F401
 )
 from dspk_cpu.kernels.tiles import (
     LINE,
+    copy_line,
+    copy_line_stream,
     lanes,
     stack_array,
     store_fence,
@@ -73,6 +77,10 @@ def _load(x, c0, t0, m, work, time_major):
         full = m - m % width
         for tt in range(0, full, width):
             transpose_tile(x, c0, t0 + tt, work, tt, 0)
+    elif nb == width:
+        full = m
+        for t in range(m):
+            copy_line(x, c0, t0 + t, work, t, 0)
     for t in range(full, m):
         for j in range(nb):
             work[t, j] = x[c0 + j, t0 + t]
@@ -84,8 +92,9 @@ def _load(x, c0, t0, m, work, time_major):
 def _store(work, y, c0, t0, m, time_major, stream):
     """``y[c0 + j, t0 + t] = work[t, j]`` for ``t < m`` and the block's channels.
 
-    With ``stream``, whole tiles are stored non-temporally: ``y``'s rows must then be
-    64-byte aligned at ``t0`` (a multiple of the block width).
+    With ``stream``, whole tiles (or lines, when channels are the contiguous axis) are
+    stored non-temporally: each must then start a 64-byte line (``t0`` a multiple of
+    the block width, and ``y``'s rows aligned).
     """
     width = work.shape[1]
     nb = min(width, y.shape[0] - c0)
@@ -98,6 +107,14 @@ def _store(work, y, c0, t0, m, time_major, stream):
         else:
             for tt in range(0, full, width):
                 transpose_tile(work, tt, 0, y, c0, t0 + tt)
+    elif nb == width:
+        full = m
+        if stream:
+            for t in range(m):
+                copy_line_stream(work, t, 0, y, c0, t0 + t)
+        else:
+            for t in range(m):
+                copy_line(work, t, 0, y, c0, t0 + t)
     for t in range(full, m):
         for j in range(nb):
             y[c0 + j, t0 + t] = work[t, j]
@@ -314,16 +331,16 @@ def _channels_first(x, axis):
 def _output(xc):
     """A new array laid out like the (channels, samples) view ``xc`` (time-major if its
     time axis has unit stride), starting on a cache line, and whether its rows may be
-    streamed to (every row of whole tiles 64-byte aligned)."""
+    streamed to (every row of whole tiles, or every block's line, 64-byte aligned)."""
     channels, samples = xc.shape
     time_major = _time_major(xc)
     shape = (channels, samples) if time_major else (samples, channels)
     size = channels * samples
-    raw = np.empty(size + LINE // xc.itemsize, xc.dtype)
+    raw = memory.empty(size + LINE // xc.itemsize, xc.dtype)
     start = (-raw.ctypes.data % LINE) // xc.itemsize
     y = raw[start:start + size].reshape(shape)
     yc = y if time_major else y.T
-    stream = time_major and (samples * xc.itemsize) % LINE == 0
+    stream = ((samples if time_major else channels) * xc.itemsize) % LINE == 0
     return yc, stream
 
 

@@ -12,7 +12,8 @@ columns), and ``n`` vector stores. :func:`transpose_tile_stream` stores with
 non-temporal hints (whole aligned cache lines, not read first), for outputs that are not
 read again soon; :func:`store_fence` orders those stores before the kernel returns.
 
-:func:`stack_array` allocates a fixed-size scratch array on the stack. Indexed only by
+:func:`copy_line` (and :func:`copy_line_stream`, non-temporal) moves one cache line of
+channels at one sample as one vector, when the channels are the contiguous axis. :func:`stack_array` allocates a fixed-size scratch array on the stack. Indexed only by
 loop counters of unrolled loops, LLVM keeps it in registers: the filter state of a
 channel block then never goes through memory inside the sample loop.
 """
@@ -105,6 +106,48 @@ def transpose_tile_stream(typingctx, src, r0, c0, dst, d0, d1):
     start on a 64-byte boundary. Call :func:`store_fence` before the kernel returns."""
     signature = _transpose_typer(src, r0, c0, dst, d0, d1)
     return signature, _transpose_codegen(True)
+
+
+def _copy_line_codegen(nontemporal):
+    def codegen(context, builder, sig, args):
+        src_type, _, _, dst_type, _, _ = sig.args
+        n = LINE // context.get_abi_sizeof(context.get_value_type(src_type.dtype))
+        vector = ir.VectorType(context.get_value_type(src_type.dtype), n)
+
+        def pointer(array_type, array, row, column):
+            array = context.make_array(array_type)(context, builder, array)
+            item = cgutils.get_item_pointer2(
+                context, builder, array.data, cgutils.unpack_tuple(builder, array.shape, 2),
+                cgutils.unpack_tuple(builder, array.strides, 2), array_type.layout,
+                [row, column], wraparound=False)
+            return builder.bitcast(item, vector.as_pointer())
+
+        line = builder.load(pointer(src_type, args[0], args[1], args[2]), align=4)
+        target = pointer(dst_type, args[3], args[4], args[5])
+        if nontemporal:
+            hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
+            builder.store(line, target, align=LINE).set_metadata("nontemporal", hint)
+        else:
+            builder.store(line, target, align=4)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+@intrinsic
+def copy_line(typingctx, src, r0, c0, dst, d0, d1):
+    """Copy the ``lanes(dtype)`` elements in memory from ``src[r0, c0]`` on to those from
+    ``dst[d0, d1]`` on, as one vector: each run must be contiguous in its array, along
+    whichever axis has unit stride (a block's channels at one sample, in either array).
+    """
+    return _transpose_typer(src, r0, c0, dst, d0, d1), _copy_line_codegen(False)
+
+
+@intrinsic
+def copy_line_stream(typingctx, src, r0, c0, dst, d0, d1):
+    """:func:`copy_line` with a non-temporal store: ``dst[d0, d1]`` must start a 64-byte
+    line. Call :func:`store_fence` before the kernel returns."""
+    return _transpose_typer(src, r0, c0, dst, d0, d1), _copy_line_codegen(True)
 
 
 @intrinsic

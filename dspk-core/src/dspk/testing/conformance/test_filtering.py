@@ -18,12 +18,14 @@ from dspk.tuning.tuner import forced_variant
 DTYPES = [np.float32, np.float64]
 
 # (shape, axis): 1-D, one channel, few channels with prime and odd lengths,
-# samples x channels (axis 0), and 3-D.
+# samples x channels (axis 0; 40 channels: whole and partial cache lines of channels),
+# and 3-D.
 SIGNALS = [
     ((1000,), -1),
     ((1, 777), -1),
     ((5, 1023), -1),
     ((1031, 6), 0),
+    ((701, 40), 0),
     ((37, 4099), 1),
     ((3, 4, 257), -1),
     ((129, 2, 3), 0),
