@@ -35,6 +35,7 @@ import struct
 import sys
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -295,12 +296,19 @@ def _npy_header(samples: int, channels: int, dtype: np.dtype) -> bytes:
 
 
 class _Output:
-    """An output file written under a temporary name, renamed only when complete."""
+    """An output file written under a temporary name, renamed only when complete.
+
+    Blocks are written on a thread of their own, one at a time, while the next
+    chunk computes; :meth:`write` waits for the block before the last, so at most
+    one block is held beyond the caller's.
+    """
 
     def __init__(self, path: Path, channels: int, dtype: np.dtype):
         self.path, self.channels, self.dtype = path, channels, dtype
         self.samples = 0
         self._npy = path.suffix.lower() == ".npy"
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="dspk-write")
+        self._writing: Future | None = None
 
     def __enter__(self) -> _Output:
         # Not tempfile.mkstemp: its files are private (0600); this one gets the umask's mode.
@@ -317,11 +325,20 @@ class _Output:
         return self
 
     def write(self, block: np.ndarray) -> None:
-        self._file.write(np.ascontiguousarray(block, self.dtype).data)
+        data = np.ascontiguousarray(block, self.dtype).data
+        self._wait()
+        self._writing = self._writer.submit(self._file.write, data)
         self.samples += len(block)
+
+    def _wait(self) -> None:
+        """Wait for the block being written; raise its error, if any."""
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.result()
 
     def commit(self) -> None:
         """Complete the file and give it its final name."""
+        self._wait()
         if self._npy:
             self._file.seek(0)
             self._file.write(_npy_header(self.samples, self.channels, self.dtype))
@@ -331,6 +348,7 @@ class _Output:
         os.replace(self._temporary, self.path)
 
     def __exit__(self, kind, error, trace) -> None:
+        self._writer.shutdown(wait=True)
         if not self._file.closed:
             self._file.close()
         if os.path.exists(self._temporary):
