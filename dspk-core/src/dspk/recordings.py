@@ -66,6 +66,9 @@ RAW_DTYPES = ("int16", "uint16", "int32", "float32", "float64")
 OUTPUT_DTYPES = ("int16", "float32")
 
 _INT16 = np.iinfo(np.int16)
+_sync_data = getattr(os, "fdatasync", os.fsync)  # no fdatasync on macOS
+#: Samples (every channel) converted to int16 at a time: a slice that stays in cache.
+_CONVERT_ELEMENTS = 1 << 18
 _NPY_HEADER_BYTES = 128
 
 #: ADC multiplexing of Neuropixels probes: channels per ADC, and the cycles
@@ -300,7 +303,8 @@ class _Output:
 
     Blocks are written on a thread of their own, one at a time, while the next
     chunk computes; :meth:`write` waits for the block before the last, so at most
-    one block is held beyond the caller's.
+    one block is held beyond the caller's. Each block is flushed to the disk on that
+    thread too, so that the final ``fsync`` has only the last one left to wait for.
     """
 
     def __init__(self, path: Path, channels: int, dtype: np.dtype):
@@ -327,8 +331,13 @@ class _Output:
     def write(self, block: np.ndarray) -> None:
         data = np.ascontiguousarray(block, self.dtype).data
         self._wait()
-        self._writing = self._writer.submit(self._file.write, data)
+        self._writing = self._writer.submit(self._write_through, data)
         self.samples += len(block)
+
+    def _write_through(self, data: memoryview) -> None:
+        self._file.write(data)
+        self._file.flush()
+        _sync_data(self._file.fileno())
 
     def _wait(self) -> None:
         """Wait for the block being written; raise its error, if any."""
@@ -356,7 +365,11 @@ class _Output:
 
 
 class _Converter:
-    """float32 samples to the output dtype: int16 rounded and clipped, counting the clipped."""
+    """float32 samples to the output dtype: int16 rounded and clipped, counting the clipped.
+
+    int16 is converted :data:`_CONVERT_ELEMENTS` at a time, so that scaling,
+    rounding, the range check and the cast each read a slice still in cache.
+    """
 
     def __init__(self, dtype: np.dtype, scale: float):
         self.dtype, self.scale, self.clipped = dtype, scale, 0
@@ -364,12 +377,18 @@ class _Converter:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         if self.dtype == np.float32:
             return y.astype(np.float32, copy=False)
-        rounded = np.rint(y * np.float32(self.scale) if self.scale != 1 else y)
-        if rounded.size and (rounded.min() < _INT16.min or rounded.max() > _INT16.max):
-            self.clipped += int(np.count_nonzero((rounded < _INT16.min)
-                                                 | (rounded > _INT16.max)))
-            np.clip(rounded, _INT16.min, _INT16.max, out=rounded)
-        return rounded.astype(np.int16)
+        out = np.empty(y.shape, np.int16)
+        rows = max(1, _CONVERT_ELEMENTS // max(y.shape[1], 1))
+        for start in range(0, len(y), rows):
+            part = y[start:start + rows]
+            rounded = np.multiply(part, np.float32(self.scale), dtype=np.float32)
+            np.rint(rounded, out=rounded)
+            if rounded.size and (rounded.min() < _INT16.min or rounded.max() > _INT16.max):
+                self.clipped += int(np.count_nonzero((rounded < _INT16.min)
+                                                     | (rounded > _INT16.max)))
+                np.clip(rounded, _INT16.min, _INT16.max, out=rounded)
+            out[start:start + rows] = rounded
+        return out
 
 
 class _Progress:
