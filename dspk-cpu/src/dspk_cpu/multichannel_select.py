@@ -18,7 +18,8 @@ the channels in float64.
 The kernel reads the signal in memory order. Samples by channels (a raw recording):
 each sample's channels are contiguous and are used in place when a group is a
 contiguous run of channels. Channels by samples: :data:`TILE` samples of every channel
-are copied into a transposed tile first.
+are copied into a transposed tile first (by vector transposes of whole cache lines,
+:func:`~dspk_cpu.kernels.tiles.transpose_tile`, for a run of channels).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from dspk_cpu import memory
+from dspk_cpu.kernels.tiles import LINE, transpose_tile
 from dspk_cpu.threads import threads
 
 #: Samples per parallel work item (and per transposed tile of a channels-by-samples signal).
@@ -172,7 +174,13 @@ def _subtract_references(x, y, samples_by_channels, members, starts, contiguous,
                     for i in range(m):
                         tile[w, i] = x[t0 + w, members[lo + i]]
             else:
-                for i in range(m):
+                # Whole cache lines of a run of channels go through vector transposes.
+                lanes = LINE // x.itemsize
+                whole = m - m % lanes if contiguous[g] and width == TILE else 0
+                for i0 in range(0, whole, lanes):
+                    for w0 in range(0, TILE, lanes):
+                        transpose_tile(x, first + i0, t0 + w0, tile, w0, i0)
+                for i in range(whole, m):
                     row = x[members[lo + i]]
                     for w in range(width):
                         tile[w, i] = row[t0 + w]
