@@ -39,7 +39,7 @@ MIN_WORK_PER_THREAD = 1 << 15
 #: Candidates are compacted once at most 1 / COMPACT of those swept share the prefix.
 COMPACT = 4
 #: At most this many candidates are sorted instead of swept.
-SMALL = 32
+SMALL = 16
 
 
 @njit(inline="always")
