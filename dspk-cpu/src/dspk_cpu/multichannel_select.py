@@ -7,13 +7,14 @@ from the most significant down: a candidate prefix with the next bit set is kept
 at most ``k`` keys lie below it. Each bit costs one branch-free compare-and-count sweep,
 which runs as SIMD across the channels. Once the keys that share the prefix found so
 far are at most a quarter of those swept, they are compacted, and the later bits sweep
-only them: for floats spread over several octaves (a filtered recording), the sign and
-exponent bits leave a handful of candidates, so a sample costs about ten sweeps instead
-of 32 (64 in float64). The selection needs no sort and is exact. For an even count, one
-more sweep finds the largest key below the upper middle (the lower middle, or the upper
-middle again if it repeats), and the reference is the mean of the two. A NaN among the
-channels makes that sample's median NaN, as :func:`numpy.median` does. The average sums
-the channels in float64.
+only them; once at most :data:`SMALL` are left, they are sorted and the rank read off.
+For floats spread over several octaves (a filtered recording), the sign and exponent
+bits leave a handful of candidates, so a sample costs about seven sweeps instead of 32
+(64 in float64). The selection is exact. For an even count, one more sweep finds the
+largest key below the upper middle (the lower middle, or the upper middle again if it
+repeats), and the reference is the mean of the two. A NaN among the channels makes that
+sample's median NaN, as :func:`numpy.median` does. The average sums the channels in
+float64.
 
 The kernel reads the signal in memory order. Samples by channels (a raw recording):
 each sample's channels are contiguous and are used in place when a group is a

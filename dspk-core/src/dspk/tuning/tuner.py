@@ -24,9 +24,8 @@ size's two best variants; the rest are recorded as pruned. Where timing
 would cost more than :data:`EXTRAPOLATE_ABOVE` seconds, a clear winner of
 the largest timed smaller size is taken untimed (recorded as extrapolated
 from that size), and an unclear ranking is timed between its two best only,
-one run each:
-so the default grid tunes within minutes, with its largest sizes taking the
-rankings of sizes four times smaller.
+one run each. So the default grid tunes within minutes, its largest sizes
+taking the rankings of sizes four times smaller.
 """
 
 from __future__ import annotations

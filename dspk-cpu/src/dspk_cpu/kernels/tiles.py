@@ -13,7 +13,9 @@ non-temporal hints (whole aligned cache lines, not read first), for outputs that
 read again soon; :func:`store_fence` orders those stores before the kernel returns.
 
 :func:`copy_line` (and :func:`copy_line_stream`, non-temporal) moves one cache line of
-channels at one sample as one vector, when the channels are the contiguous axis. :func:`stack_array` allocates a fixed-size scratch array on the stack. Indexed only by
+channels at one sample as one vector, when the channels are the contiguous axis.
+
+:func:`stack_array` allocates a fixed-size scratch array on the stack. Indexed only by
 loop counters of unrolled loops, LLVM keeps it in registers: the filter state of a
 channel block then never goes through memory inside the sample loop.
 """
@@ -50,19 +52,40 @@ def _interleave_masks(n):
     return ir.Constant(mask, low), ir.Constant(mask, high)
 
 
+def _line_vector(context, array_type):
+    """The LLVM vector type of one cache line of ``array_type``'s elements."""
+    element = context.get_value_type(array_type.dtype)
+    return ir.VectorType(element, LINE // context.get_abi_sizeof(element))
+
+
+def _line_pointer(context, builder, array_type, array, row, column, vector):
+    """``&array[row, column]`` as a pointer to ``vector`` (no bounds or wraparound)."""
+    array = context.make_array(array_type)(context, builder, array)
+    item = cgutils.get_item_pointer2(
+        context, builder, array.data, cgutils.unpack_tuple(builder, array.shape, 2),
+        cgutils.unpack_tuple(builder, array.strides, 2), array_type.layout,
+        [row, column], wraparound=False)
+    return builder.bitcast(item, vector.as_pointer())
+
+
+def _store_line(builder, line, pointer, nontemporal):
+    """Store one line: non-temporally (a whole aligned cache line) or plainly."""
+    if nontemporal:
+        hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
+        builder.store(line, pointer, align=LINE).set_metadata("nontemporal", hint)
+    else:
+        builder.store(line, pointer, align=4)
+
+
 def _transpose_codegen(nontemporal):
     def codegen(context, builder, sig, args):
         src_type, _, _, dst_type, _, _ = sig.args
-        n = LINE // context.get_abi_sizeof(context.get_value_type(src_type.dtype))
-        vector = ir.VectorType(context.get_value_type(src_type.dtype), n)
+        vector = _line_vector(context, src_type)
+        n = vector.count
 
         def row_pointer(array_type, array, row, column, i):
-            array = context.make_array(array_type)(context, builder, array)
-            pointer = cgutils.get_item_pointer2(
-                context, builder, array.data, cgutils.unpack_tuple(builder, array.shape, 2),
-                cgutils.unpack_tuple(builder, array.strides, 2), array_type.layout,
-                [builder.add(row, ir.Constant(row.type, i)), column], wraparound=False)
-            return builder.bitcast(pointer, vector.as_pointer())
+            return _line_pointer(context, builder, array_type, array,
+                                 builder.add(row, ir.Constant(row.type, i)), column, vector)
 
         rows = [builder.load(row_pointer(src_type, args[0], args[1], args[2], i), align=4)
                 for i in range(n)]
@@ -70,13 +93,9 @@ def _transpose_codegen(nontemporal):
         for _ in range(n.bit_length() - 1):
             pairs = zip(rows[:n // 2], rows[n // 2:])
             rows = [builder.shuffle_vector(a, b, mask) for a, b in pairs for mask in (low, high)]
-        hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
         for i, row in enumerate(rows):
-            pointer = row_pointer(dst_type, args[3], args[4], args[5], i)
-            if nontemporal:
-                builder.store(row, pointer, align=LINE).set_metadata("nontemporal", hint)
-            else:
-                builder.store(row, pointer, align=4)
+            _store_line(builder, row, row_pointer(dst_type, args[3], args[4], args[5], i),
+                        nontemporal)
         return context.get_dummy_value()
 
     return codegen
@@ -111,24 +130,11 @@ def transpose_tile_stream(typingctx, src, r0, c0, dst, d0, d1):
 def _copy_line_codegen(nontemporal):
     def codegen(context, builder, sig, args):
         src_type, _, _, dst_type, _, _ = sig.args
-        n = LINE // context.get_abi_sizeof(context.get_value_type(src_type.dtype))
-        vector = ir.VectorType(context.get_value_type(src_type.dtype), n)
-
-        def pointer(array_type, array, row, column):
-            array = context.make_array(array_type)(context, builder, array)
-            item = cgutils.get_item_pointer2(
-                context, builder, array.data, cgutils.unpack_tuple(builder, array.shape, 2),
-                cgutils.unpack_tuple(builder, array.strides, 2), array_type.layout,
-                [row, column], wraparound=False)
-            return builder.bitcast(item, vector.as_pointer())
-
-        line = builder.load(pointer(src_type, args[0], args[1], args[2]), align=4)
-        target = pointer(dst_type, args[3], args[4], args[5])
-        if nontemporal:
-            hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
-            builder.store(line, target, align=LINE).set_metadata("nontemporal", hint)
-        else:
-            builder.store(line, target, align=4)
+        vector = _line_vector(context, src_type)
+        line = builder.load(_line_pointer(context, builder, src_type, *args[:3], vector),
+                            align=4)
+        _store_line(builder, line, _line_pointer(context, builder, dst_type, *args[3:], vector),
+                    nontemporal)
         return context.get_dummy_value()
 
     return codegen
