@@ -11,7 +11,8 @@ Differences from scipy.signal, all deliberate:
   float64, as in scipy.
 - Empty signals, non-finite or unstable coefficients (a pole outside the unit
   circle) raise :class:`ValueError` instead of returning garbage.
-- NaN or infinity in the signal propagates through the filter, as in scipy.
+- NaN or infinity in the signal or in ``zi`` propagates through the filter
+  (into ``zf`` too), as in scipy.
 - ``zi`` may broadcast along dimensions of size 1, as ``lfilter``'s does in scipy.
 """
 
@@ -38,7 +39,6 @@ def _state(zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     zi = to_numpy(zi)
     if zi.ndim != len(shape) or any(z not in (s, 1) for z, s in zip(zi.shape, shape)):
         raise ValueError(f"zi has shape {zi.shape}; this call needs {shape}")
-    validation.finite(zi, "zi")
     return np.broadcast_to(zi, shape).astype(dtype)
 
 

@@ -1,0 +1,188 @@
+"""Faulty data, as opposed to bad arguments: NaN in signals and filter states.
+
+NaN in the data propagates as in scipy: through the filter state into ``zf``,
+from one stream chunk into the next, and never into another channel. Only
+NaN in filter coefficients is refused (see test_bad_input.py). Every check is
+against scipy (or dspk's own one-shot where scipy has none) in float64 on
+random data: the NaN positions equal, the other values within
+:data:`conftest.TOLERANCE`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
+from scipy import signal
+
+import dspk
+from dspk.streaming import (
+    CommonReferenceStream,
+    DecimateStream,
+    FiltfiltStream,
+    LfilterStream,
+    PhaseShiftStream,
+    ResamplePolyStream,
+    SosfiltfiltStream,
+    SosfiltStream,
+    WelchStream,
+)
+
+SOS = signal.butter(3, [0.05, 0.3], "bandpass", output="sos")
+BA = signal.butter(3, 0.2)
+DTYPES = [np.float32, np.float64]
+
+
+@pytest.fixture(autouse=True)
+def _untuned(monkeypatch):
+    """The default variants: the faults are in the data, not in the choice of kernel."""
+    monkeypatch.setenv("DSPK_TUNING", "off")
+
+
+def assert_like(actual, expected, tol: float) -> None:
+    """NaN exactly where ``expected`` has it; elsewhere within ``tol`` (relative L2)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape
+    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected))
+    assert np.isnan(expected).any() and not np.isnan(expected).all()
+    kept = ~np.isnan(expected)
+    assert rel_l2(actual[kept], expected[kept]) <= tol
+
+
+def with_nan(rng, shape, dtype, where) -> np.ndarray:
+    x = rng.standard_normal(shape).astype(dtype)
+    x[where] = np.nan
+    return x
+
+
+# --- filter states ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_sosfilt_zi_with_nan_propagates_as_scipy(runtime, dtype, rng):
+    open_backend(runtime)
+    x = rng.standard_normal((3, 400)).astype(dtype)
+    zi = with_nan(rng, (len(SOS), 3, 2), np.float64, (1, 0, 1))
+    y, zf = dspk.sosfilt(SOS, x, zi=zi, runtime=runtime)
+    expected, expected_zf = signal.sosfilt(SOS, x.astype(np.float64), zi=zi)
+    assert_like(y, expected, TOLERANCE[dtype])
+    assert_like(zf, expected_zf, TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_lfilter_zi_with_nan_propagates_as_scipy(runtime, dtype, rng):
+    open_backend(runtime)
+    x = rng.standard_normal((400, 3)).astype(dtype)
+    zi = with_nan(rng, (len(BA[1]) - 1, 3), np.float64, (2, 1))
+    y, zf = dspk.lfilter(*BA, x, axis=0, zi=zi, runtime=runtime)
+    expected, expected_zf = signal.lfilter(*BA, x.astype(np.float64), axis=0, zi=zi)
+    assert_like(y, expected, TOLERANCE[dtype])
+    assert_like(zf, expected_zf, TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_zero_phase_filters_of_nan_data_as_scipy(runtime, dtype, rng):
+    """sosfiltfilt and filtfilt start from ``zi * x[0]``: a NaN there, and one inside."""
+    open_backend(runtime)
+    x = with_nan(rng, (3, 400), dtype, (0, 0))
+    x[2, 250] = np.nan
+    expected = signal.sosfiltfilt(SOS, x.astype(np.float64))
+    assert_like(dspk.sosfiltfilt(SOS, x, runtime=runtime), expected, TOLERANCE[dtype])
+    expected = signal.filtfilt(*BA, x.astype(np.float64))
+    assert_like(dspk.filtfilt(*BA, x, runtime=runtime), expected, TOLERANCE[dtype])
+
+
+def test_dask_sosfilt_zi_with_nan_propagates_as_scipy(rng):
+    da = pytest.importorskip("dask.array")
+    import dspk.dask
+
+    x = rng.standard_normal((3, 600))
+    zi = with_nan(rng, (len(SOS), 3, 2), np.float64, (0, 2, 0))
+    y, zf = dspk.dask.sosfilt(SOS, da.from_array(x, chunks=(3, 200)), zi=zi)
+    expected, expected_zf = signal.sosfilt(SOS, x, zi=zi)
+    assert_like(y.compute(scheduler="sync"), expected, 1e-12)
+    assert_like(zf.compute(scheduler="sync"), expected_zf, 1e-12)
+
+
+# --- streams --------------------------------------------------------------------------------
+
+#: Chunk boundaries around a NaN at sample 200 of channel 1: the NaN chunk, then more.
+CUTS = [0, 150, 300, 420, 600]
+
+
+def pushed(stream, x: np.ndarray) -> np.ndarray:
+    parts = [stream.push(x[:, a:b]) for a, b in zip(CUTS, CUTS[1:])]
+    return np.concatenate([*parts, stream.finish()], axis=-1)
+
+
+#: Exact streams and their one-shot over the whole signal.
+EXACT = {
+    "sosfilt": (lambda rt: SosfiltStream(SOS, runtime=rt), lambda x: signal.sosfilt(SOS, x)),
+    "lfilter": (lambda rt: LfilterStream(*BA, runtime=rt), lambda x: signal.lfilter(*BA, x)),
+    "resample_poly": (lambda rt: ResamplePolyStream(2, 3, axis=-1, runtime=rt),
+                      lambda x: signal.resample_poly(x, 2, 3, axis=-1)),
+    "decimate-fir": (lambda rt: DecimateStream(4, ftype="fir", runtime=rt),
+                     lambda x: signal.decimate(x, 4, ftype="fir")),
+    "decimate-iir-causal": (lambda rt: DecimateStream(4, zero_phase=False, runtime=rt),
+                            lambda x: signal.decimate(x, 4, zero_phase=False)),
+    "common_reference": (lambda rt: CommonReferenceStream(operator="average", runtime=rt),
+                         lambda x: x - x.mean(axis=0)),
+}
+
+
+@pytest.mark.parametrize("name", EXACT)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_exact_stream_carries_nan_as_the_one_shot(runtime, dtype, name, rng):
+    open_backend(runtime)
+    make, one_shot = EXACT[name]
+    x = with_nan(rng, (3, CUTS[-1]), dtype, (1, 200))
+    assert_like(pushed(make(runtime), x), one_shot(x.astype(np.float64)), TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_causal_stream_state_after_nan_is_scipy_zf(runtime, dtype, rng):
+    open_backend(runtime)
+    x = with_nan(rng, (3, CUTS[-1]), dtype, (1, 200))
+    stream = SosfiltStream(SOS, runtime=runtime)
+    pushed(stream, x)
+    zi = np.zeros((len(SOS), 3, 2))
+    assert_like(stream.zf, signal.sosfilt(SOS, x.astype(np.float64), zi=zi)[1], TOLERANCE[dtype])
+
+
+def test_welch_stream_of_nan_data_as_scipy(rng):
+    x = with_nan(rng, (3, CUTS[-1]), np.float64, (1, 200))
+    stream = WelchStream(nperseg=64)
+    for a, b in zip(CUTS, CUTS[1:]):
+        stream.push(x[:, a:b])
+    assert_like(stream.finish()[1], signal.welch(x, nperseg=64)[1], 1e-12)
+
+
+#: Streams within a margin: a NaN reaches every later output (the IIR ones), and
+#: outputs not yet given before it, as far back as the margin.
+MARGIN = {
+    "sosfiltfilt": (lambda rt: SosfiltfiltStream(SOS, runtime=rt), 1, True),
+    "filtfilt": (lambda rt: FiltfiltStream(*BA, runtime=rt), 1, True),
+    "decimate-iir": (lambda rt: DecimateStream(4, runtime=rt), 4, True),
+    "phase_shift": (lambda rt: PhaseShiftStream([0.5, 0.25, 0.0], margin=40, runtime=rt), 1,
+                    False),
+}
+
+
+@pytest.mark.parametrize("name", MARGIN)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_margin_stream_carries_nan_in_its_channel(runtime, name, rng):
+    """The NaN channel is NaN from the NaN on; the others are as without the NaN."""
+    open_backend(runtime)
+    make, q, to_the_end = MARGIN[name]
+    clean = rng.standard_normal((3, CUTS[-1])).astype(np.float32)
+    x = clean.copy()
+    x[1, 200] = np.nan
+    y, reference = pushed(make(runtime), x), pushed(make(runtime), clean)
+    np.testing.assert_array_equal(y[[0, 2]], reference[[0, 2]])
+    nan = np.isnan(y[1])
+    assert nan[200 // q] and (nan[200 // q:].all() or not to_the_end)
+    assert not np.isnan(reference).any()
