@@ -251,8 +251,8 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
         x = x - background
     view = Signal2D.of(x, axis)
     y = view.restore(_upfirdn(call, view, h, up, down, mode, cval, first, first + n_out))
-    if background is not None:
-        y += background
+    if background is not None:  # a host input's background, on the device the result is on
+        y += call.native(background) if call.backend.is_native(y) else background
     return call.give_back(y)
 
 
