@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
+from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from scipy import signal
 
 import dspk
@@ -27,6 +27,7 @@ from dspk.streaming import (
     SosfiltStream,
     WelchStream,
 )
+from dspk.tuning.tuner import forced_variant
 
 SOS = signal.butter(3, [0.05, 0.3], "bandpass", output="sos")
 BA = signal.butter(3, 0.2)
@@ -186,3 +187,28 @@ def test_margin_stream_carries_nan_in_its_channel(runtime, name, rng):
     nan = np.isnan(y[1])
     assert nan[200 // q] and (nan[200 // q:].all() or not to_the_end)
     assert not np.isnan(reference).any()
+
+
+# --- FFT convolution ------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("axis", [1, 0])
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve", method="fft"))
+def test_fft_convolution_keeps_nan_in_its_channel(runtime, variant, axis, rng):
+    """A NaN (or infinity) spreads over FFT blocks of its own channel, never into another.
+
+    It reaches at least every output that reads it, as in direct convolution;
+    the other channels (an odd number, so one has no partner in a pair) are
+    scipy's.
+    """
+    open_backend(runtime)
+    x = rng.standard_normal((5, 3000)).astype(np.float32)
+    x[1, 1000], x[2, 2000] = np.nan, np.inf
+    h = rng.standard_normal((1, 40)).astype(np.float32)
+    with forced_variant("convolve", variant):
+        y = dspk.fftconvolve(x if axis == 1 else x.T.copy(), h if axis == 1 else h.T, axes=axis,
+                             runtime=runtime)
+    y = y if axis == 1 else y.T
+    expected = signal.convolve(x.astype(np.float64), h.astype(np.float64), method="direct")
+    assert not np.isfinite(y[[1, 2]][~np.isfinite(expected[[1, 2]])]).any()
+    assert rel_l2(y[[0, 3, 4]], expected[[0, 3, 4]]) <= TOLERANCE[np.float32]

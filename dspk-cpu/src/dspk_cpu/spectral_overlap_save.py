@@ -149,6 +149,8 @@ def _convolve(x, h, axis, factor, on_items):
 
     Channel-major signals run one unit per item, framed along time; sample-major ones
     a group of units per item, framed across channels, transformed along axis 1.
+    A pair's block that comes out non-finite is redone one channel at a time, so
+    that a NaN or infinity in one channel never reaches its partner.
     """
     across = layout_of(x, axis) == "sample-major"
     v = channel_major(x, axis)
@@ -158,33 +160,48 @@ def _convolve(x, h, axis, factor, on_items):
     length = fft_length(k, factor)
     step = length - k + 1
     responses = _responses(h, length, np.result_type(x.dtype, np.complex64))
-    paired = h.shape[0] == 1
-    units = -(-channels // 2) if paired else channels
+    shared = h.shape[0] == 1
+    units = -(-channels // 2) if shared else channels
     y = memory.empty((n_out, channels) if axis == 0 else (channels, n_out), x.dtype)
     yv = channel_major(y, axis)
     blocks = -(-n_out // step)
 
-    def work(item, workers):
-        unit, width, block, count = item
-        start = block * step
+    def run(unit, width, paired, start, count, workers):
+        """Convolve ``count`` blocks from ``start`` of units ``unit:unit + width``, scattered."""
         if across:
             frames = np.empty((count, length, width), responses.dtype)
             _frames_across(v.T, unit, paired, start - (k - 1), step, frames)
-            response = (responses[0][:, None] if paired
-                        else responses[unit:unit + width].T)
+            response = responses[0][:, None] if shared else responses[unit:unit + width].T
         else:
             first, second = (2 * unit, 2 * unit + 1) if paired else (unit, channels)
             frames = np.empty((count, length), responses.dtype)
             _frames(v, first, second if second < channels else -1, start - (k - 1), step,
                     frames)
-            response = responses[0 if paired else unit]
+            response = responses[0 if shared else unit]
         frames = fft.fft(frames, axis=1, workers=workers, overwrite_x=True)
         frames *= response
         frames = fft.ifft(frames, axis=1, norm="forward", workers=workers, overwrite_x=True)
+        # A non-finite input sample makes every sample of its block non-finite: one
+        # sample per block tells whether a pair must be redone apart.
+        if paired and not np.isfinite(frames[:, k - 1]).all():
+            return False
         if across:
             _scatter_across(frames, k - 1, unit, paired, start, yv.T)
         else:
             _scatter(frames, k - 1, first, second if second < channels else -1, start, yv)
+        return True
+
+    def work(item, workers):
+        unit, width, block, count = item
+        start = block * step
+        if run(unit, width, shared, start, count, workers):
+            return
+        first, last = 2 * unit, min(2 * (unit + width), channels)
+        if across:
+            run(first, last - first, False, start, count, workers)
+        else:
+            for channel in range(first, last):
+                run(channel, 1, False, start, count, workers)
 
     on_items(work, _items(units, 16 if across else 1, blocks, length))
     return y
