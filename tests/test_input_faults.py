@@ -212,3 +212,71 @@ def test_fft_convolution_keeps_nan_in_its_channel(runtime, variant, axis, rng):
     expected = signal.convolve(x.astype(np.float64), h.astype(np.float64), method="direct")
     assert not np.isfinite(y[[1, 2]][~np.isfinite(expected[[1, 2]])]).any()
     assert rel_l2(y[[0, 3, 4]], expected[[0, 3, 4]]) <= TOLERANCE[np.float32]
+
+
+# --- byte order -------------------------------------------------------------------------------
+
+def swapped(a: np.ndarray) -> np.ndarray:
+    """``a`` in the other byte order (big-endian on a little-endian machine)."""
+    return a.astype(a.dtype.newbyteorder("S"))
+
+
+H = signal.firwin(31, 0.2)
+W = np.eye(3) + 0.1
+
+#: Each operation with every array argument passed through ``s``, and scipy's result
+#: (None where scipy has no such operation).
+BYTE_ORDER_CASES = {
+    "sosfilt": (lambda x, s: dspk.sosfilt(s(SOS), x, zi=s(np.ones((len(SOS), 3, 2))))[0],
+                lambda x: signal.sosfilt(SOS, x, zi=np.ones((len(SOS), 3, 2)))[0]),
+    "lfilter": (lambda x, s: dspk.lfilter(s(BA[0]), s(BA[1]), x),
+                lambda x: signal.lfilter(*BA, x)),
+    "sosfiltfilt": (lambda x, s: dspk.sosfiltfilt(s(SOS), x),
+                    lambda x: signal.sosfiltfilt(SOS, x)),
+    "filtfilt-gust": (lambda x, s: dspk.filtfilt(s(BA[0]), s(BA[1]), x, method="gust"),
+                      lambda x: signal.filtfilt(*BA, x, method="gust")),
+    "convolve": (lambda x, s: dspk.convolve(x, s(H[None])),
+                 lambda x: signal.convolve(x, H[None])),
+    "oaconvolve": (lambda x, s: dspk.oaconvolve(x, s(H[None]), axes=1),
+                   lambda x: signal.oaconvolve(x, H[None], axes=1)),
+    "upfirdn": (lambda x, s: dspk.upfirdn(s(H), x, 2, 3), lambda x: signal.upfirdn(H, x, 2, 3)),
+    "resample_poly": (lambda x, s: dspk.resample_poly(x, 3, 2, axis=-1, window=s(H)),
+                      lambda x: signal.resample_poly(x, 3, 2, axis=-1, window=H)),
+    "decimate": (lambda x, s: dspk.decimate(x, 3), lambda x: signal.decimate(x, 3)),
+    "hilbert": (lambda x, s: dspk.hilbert(x), lambda x: signal.hilbert(x)),
+    "detrend": (lambda x, s: dspk.detrend(x, bp=s(np.array([100]))),
+                lambda x: signal.detrend(x, bp=[100])),
+    "welch": (lambda x, s: dspk.welch(x, window=s(np.hanning(64)))[1],
+              lambda x: signal.welch(x, window=np.hanning(64))[1]),
+    "csd": (lambda x, s: dspk.csd(x, s(np.ascontiguousarray(x[::-1])), nperseg=64)[1],
+            lambda x: signal.csd(x, x[::-1], nperseg=64)[1]),
+    "stft": (lambda x, s: dspk.stft(x, nperseg=64)[2], lambda x: signal.stft(x, nperseg=64)[2]),
+    "common_reference": (lambda x, s: dspk.common_reference(x), None),
+    "whiten": (lambda x, s: dspk.whiten(x, W=s(W))[0], None),
+    "phase_shift": (lambda x, s: dspk.phase_shift(x, s(np.array([0.5, 0.25, 1.0]))), None),
+    "stream": (lambda x, s: SosfiltStream(s(SOS)).push(x), lambda x: signal.sosfilt(SOS, x)),
+}
+
+
+@pytest.mark.parametrize("name", BYTE_ORDER_CASES)
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i2"])
+def test_other_byte_order_is_taken_as_native(name, dtype, rng):
+    """Big-endian input (FITS, MATLAB) gives the native-order input's result and dtype."""
+    call, reference = BYTE_ORDER_CASES[name]
+    native = (rng.standard_normal((3, 600)) * 1000).astype(dtype)
+    y = call(swapped(native), swapped)
+    expected = call(native, lambda a: a)
+    assert y.dtype == expected.dtype and y.dtype.isnative
+    np.testing.assert_array_equal(y, expected)
+    if reference is not None and dtype != "f4":
+        assert rel_l2(y, reference(native.astype(np.float64))) <= 1e-10
+
+
+def test_dask_array_of_other_byte_order_is_taken_as_native(rng):
+    da = pytest.importorskip("dask.array")
+    import dspk.dask
+
+    x = rng.standard_normal((3, 600)).astype(np.float32)
+    y = dspk.dask.sosfilt(SOS, da.from_array(swapped(x), chunks=(3, 200)))
+    assert y.dtype == np.float32
+    assert rel_l2(y.compute(scheduler="sync"), signal.sosfilt(SOS, x.astype(np.float64))) <= TOLERANCE[np.float32]

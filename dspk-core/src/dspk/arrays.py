@@ -26,7 +26,11 @@ def owner(x: Any) -> Backend | None:
 
 
 def to_numpy(x: Any) -> np.ndarray:
-    """An array as a NumPy array, whichever runtime it lives on.
+    """An array as a NumPy array in the machine's byte order, whichever runtime it lives on.
+
+    Every operation takes its host arrays through here, so big-endian data
+    (FITS, MATLAB, some acquisition formats) is computed as its native-order
+    dtype: ``'>f4'`` as float32, ``'>i2'`` as int16.
 
     Parameters
     ----------
@@ -37,18 +41,21 @@ def to_numpy(x: Any) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``x`` itself when it is already one.
+        ``x`` itself when it is already one in native byte order; otherwise
+        a converted copy.
 
     Examples
     --------
-    >>> import dspk
+    >>> import numpy as np, dspk
     >>> dspk.to_numpy([1.0, 2.0])
     array([1., 2.])
+    >>> dspk.to_numpy(np.arange(3, dtype=">i2")).dtype
+    dtype('int16')
     """
-    if isinstance(x, np.ndarray):
-        return x
-    backend = owner(x)
-    return backend.to_numpy(x) if backend is not None else np.asarray(x)
+    if not isinstance(x, np.ndarray):
+        backend = owner(x)
+        x = backend.to_numpy(x) if backend is not None else np.asarray(x)
+    return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
 
 
 def asarray(x: Any, dtype: Any = None, *, runtime: str | None = None) -> Any:

@@ -46,12 +46,13 @@ class Call:
 
         The default runtime is one that computes in ``x``'s precision: float32
         and complex64 data stay in single precision, other numbers compute in
-        double.
+        double. Host data becomes NumPy in native byte order
+        (:func:`dspk.arrays.to_numpy`).
         """
         origin = owner(x)
-        if origin is None and not hasattr(x, "dtype"):
+        if origin is None:
             try:
-                x = np.asarray(x)
+                x = to_numpy(x)
             except Exception as exc:
                 raise TypeError(f"{name} must be an array; got {type(x).__name__} "
                                 f"({exc})") from None
@@ -61,10 +62,7 @@ class Call:
             return cls(backend, True), x
         if origin is not None:
             return cls(backend, False, origin), origin.to_numpy(x)
-        try:
-            return cls(backend, False), np.asarray(x)
-        except Exception as exc:
-            raise TypeError(f"{name} must be an array; got {type(x).__name__} ({exc})") from None
+        return cls(backend, False), x
 
     def take(self, array: Any, name: str) -> Any:
         """Another array argument: kept if native to the runtime, else as NumPy."""

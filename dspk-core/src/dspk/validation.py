@@ -19,12 +19,14 @@ FLOATS = (np.dtype("float32"), np.dtype("float64"))
 def compute_dtype(x: Any, name: str = "x") -> np.dtype:
     """The dtype a signal is computed in: float32 and float64 stay, other reals go to float64.
 
+    Byte order does not count: ``'>f4'`` computes in float32.
+
     Examples
     --------
     >>> compute_dtype(np.zeros(3, np.float32)), compute_dtype(np.zeros(3, np.int16))
     (dtype('float32'), dtype('float64'))
     """
-    dtype = np.dtype(x.dtype)
+    dtype = np.dtype(x.dtype).newbyteorder("=")
     if dtype in FLOATS:
         return dtype
     if dtype.kind in "biu" or dtype == np.float16:
