@@ -151,3 +151,33 @@ def test_the_conformance_kit_passes_the_third_party_runtime(toy):
     not_implemented = missing.split(": ", 2)[2].split(", ")
     assert "lfilter" in not_implemented and "stft" in not_implemented
     assert "sosfilt" not in not_implemented and "fft" not in not_implemented
+
+
+def test_a_partial_runtime_changes_nothing_for_what_it_lacks(toy):
+    """toy (sosfilt and the FFTs only) outranks cpu; welch still runs by default,
+    and runs nowhere it was not asked to when toy is chosen by name."""
+    code = """
+import json, numpy as np, scipy.signal as s, dspk
+x = np.random.default_rng(1).standard_normal((3, 1000))
+f, p = dspk.welch(x)
+errors = {}
+for how in ("argument", "using"):
+    try:
+        if how == "argument":
+            dspk.welch(x, runtime="toy")
+        else:
+            with dspk.runtime.using("toy"):
+                dspk.welch(x)
+    except dspk.runtime.OperationNotImplemented as e:
+        errors[how] = [str(e), e.runtime, e.function, list(e.missing), e.alternatives,
+                       isinstance(e, NotImplementedError)]
+print(json.dumps({"welch": float(abs(p - s.welch(x)[1]).max() / abs(p).max()),
+                  "errors": errors}))
+"""
+    result = _json(_python(code, toy))
+    assert result["welch"] < 1e-12
+    for how in ("argument", "using"):
+        text, runtime, function, missing, alternatives, typed = result["errors"][how]
+        assert (runtime, function, missing, typed) == ("toy", "welch", ["csd"], True)
+        assert "cpu" in alternatives and "toy" not in alternatives
+        assert text.startswith("runtime 'toy' does not implement welch (it has no kernel for csd)")

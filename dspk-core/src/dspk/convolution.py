@@ -56,8 +56,8 @@ def _axes(axes: Any, ndim: int) -> list[int]:
     return sorted(checked)
 
 
-def _prepare(in1, in2, mode, axes, runtime):
-    call, in1 = Call.start(runtime, in1, "in1")
+def _prepare(in1, in2, mode, axes, runtime, function):
+    call, in1 = Call.start(runtime, in1, "in1", function)
     in2 = call.take(in2, "in2")
     validation.choice(mode, _MODES, "mode")
     if in1.ndim != in2.ndim:
@@ -133,8 +133,8 @@ def _crop(full, in1_shape, in2_shape, axes, mode):
     return full[tuple(index)]
 
 
-def _convolve(in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
-    call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime)
+def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
+    call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime, function)
     dtype, result = _dtypes(in1, in2)
     x = in1.astype(dtype, copy=False)
     h = in2.astype(dtype, copy=False)
@@ -179,7 +179,7 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
     array([0. , 1. , 2.5, 4. , 1.5])
     """
     validation.choice(method, _METHODS, "method")
-    return _convolve(in1, in2, mode, None, method, runtime, integer_result=True)
+    return _convolve("convolve", in1, in2, mode, None, method, runtime, integer_result=True)
 
 
 def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
@@ -213,7 +213,8 @@ def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
     validation.choice(method, _METHODS, "method")
-    return _convolve(in1, in2, mode, None, method, runtime, integer_result=True, reverse=True)
+    return _convolve("correlate", in1, in2, mode, None, method, runtime, integer_result=True,
+                     reverse=True)
 
 
 def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
@@ -249,7 +250,7 @@ def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     >>> dspk.fftconvolve(x, h, mode="same", axes=1).shape
     (3, 100)
     """
-    return _convolve(in1, in2, mode, axes, "fft", runtime, integer_result=False)
+    return _convolve("fftconvolve", in1, in2, mode, axes, "fft", runtime, integer_result=False)
 
 
 def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
@@ -284,4 +285,4 @@ def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     >>> dspk.oaconvolve(x, np.ones((1, 65)) / 65, axes=-1).dtype
     dtype('float32')
     """
-    return _convolve(in1, in2, mode, axes, "fft", runtime, integer_result=False)
+    return _convolve("oaconvolve", in1, in2, mode, axes, "fft", runtime, integer_result=False)

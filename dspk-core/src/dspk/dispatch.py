@@ -15,6 +15,7 @@ import numpy as np
 
 from dspk import pieces
 from dspk.arrays import owner, to_numpy
+from dspk.operations import KERNELS_OF
 from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning.tuner import choose
@@ -41,13 +42,16 @@ class Call:
     origin: Backend | None = None
 
     @classmethod
-    def start(cls, runtime: str | None, x: Any, name: str) -> tuple[Call, Any]:
+    def start(cls, runtime: str | None, x: Any, name: str,
+              function: str | None) -> tuple[Call, Any]:
         """Resolve the runtime and take the signal ``x`` as an array the checks can read.
 
-        The default runtime is one that computes in ``x``'s precision: float32
-        and complex64 data stay in single precision, other numbers compute in
-        double. Host data becomes NumPy in native byte order
-        (:func:`dspk.arrays.to_numpy`).
+        The default runtime is one that implements the kernel operations of
+        ``function`` (a key of :data:`dspk.operations.KERNELS_OF`; None for a
+        call whose kernels run through other public functions) and computes in
+        ``x``'s precision: float32 and complex64 data stay in single precision,
+        other numbers compute in double. Host data becomes NumPy in native byte
+        order (:func:`dspk.arrays.to_numpy`).
         """
         origin = owner(x)
         if origin is None:
@@ -57,7 +61,8 @@ class Call:
                 raise TypeError(f"{name} must be an array; got {type(x).__name__} "
                                 f"({exc})") from None
         single = np.dtype(x.dtype) in (np.dtype(np.float32), np.dtype(np.complex64))
-        backend = resolve(runtime, np.dtype(np.float32 if single else np.float64))
+        backend = resolve(runtime, np.dtype(np.float32 if single else np.float64),
+                          function or "", KERNELS_OF[function] if function else ())
         if backend.is_native(x):
             return cls(backend, True), x
         if origin is not None:

@@ -95,7 +95,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     >>> y.dtype, bool(np.allclose(y, scipy.signal.sosfilt(sos, x), atol=1e-5))
     (dtype('float32'), True)
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "sosfilt")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     sos = validation.sos_array(sos)
@@ -161,7 +161,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     >>> bool(np.allclose(dspk.lfilter(b, a, x), scipy.signal.lfilter(b, a, x)))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "lfilter")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
@@ -218,7 +218,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     >>> bool(np.allclose(dspk.sosfiltfilt(sos, x), scipy.signal.sosfiltfilt(sos, x)))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "sosfiltfilt")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     sos = validation.sos_array(sos)
@@ -282,7 +282,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         from dspk.gustafsson import filtfilt_gust
 
         return filtfilt_gust(b, a, x, axis, irlen, runtime)
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "filtfilt")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)

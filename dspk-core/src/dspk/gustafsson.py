@@ -42,7 +42,7 @@ def filtfilt_gust(b, a, x, axis, irlen, runtime):
     from dspk.dispatch import Call
     from dspk.filtering import lfilter
 
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "filtfilt(method='gust')")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)

@@ -143,7 +143,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     """
     validation.choice(reference, _REFERENCES, "reference")
     validation.choice(operator, _OPERATORS, "operator")
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "common_reference")
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -260,7 +260,7 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     >>> bool(np.allclose(y @ y.T / y.shape[1], np.eye(4), atol=1e-6)), W.shape
     (True, (4, 4))
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "whiten")
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
     eps = _eps(eps)
@@ -339,7 +339,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     >>> np.round(y, 9) + 0.0
     array([[0., 1., 2., 3.]])
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "phase_shift")
     axis = validation.signal(x, axis)
     if x.ndim > 2:
         raise ValueError(f"x must be 1-D (one channel) or 2-D (channels by samples); got "

@@ -131,6 +131,36 @@ class UnsupportedDtype(TypeError):
     """
 
 
+class OperationNotImplemented(NotImplementedError):
+    """A runtime that was asked for by name lacks a kernel operation a function needs.
+
+    Parameters
+    ----------
+    runtime : str
+        The runtime asked for.
+    function : str
+        The public function called, such as ``"welch"``.
+    missing : tuple of str
+        The kernel operations the runtime lacks, such as ``("csd",)``.
+    alternatives : list of str
+        The runtimes that open a device here and implement them all.
+
+    Examples
+    --------
+    >>> str(OperationNotImplemented("toy", "welch", ("csd",), ["cpu"]))
+    "runtime 'toy' does not implement welch (it has no kernel for csd); runtimes that can run it here: cpu"
+    """
+
+    def __init__(self, runtime: str, function: str, missing: tuple[str, ...],
+                 alternatives: list[str]):
+        self.runtime, self.function = runtime, function
+        self.missing, self.alternatives = tuple(missing), list(alternatives)
+        super().__init__(
+            f"runtime {runtime!r} does not implement {function} (it has no kernel for "
+            f"{', '.join(missing)}); runtimes that can run it here: "
+            f"{', '.join(alternatives) or 'none'}")
+
+
 class ArrayTooLarge(ValueError):
     """Raised by a backend asked to hold an array above :meth:`Backend.max_array_bytes`.
 

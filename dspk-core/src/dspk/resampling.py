@@ -151,7 +151,7 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     >>> dspk.upfirdn([.5, 1, .5], np.arange(10), 2, 3)  # linear interpolation, rate 2/3
     array([0. , 1. , 2.5, 4. , 5.5, 7. , 8.5])
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "upfirdn")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     h = _taps(call, h, "h")
@@ -222,7 +222,7 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     >>> bool(np.allclose(y, scipy.signal.resample_poly(x, 2, 3), atol=1e-5))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "resample_poly")
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
@@ -341,7 +341,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     >>> bool(np.allclose(y, scipy.signal.resample(x, 100)))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "resample")
     validation.choice(domain, ("time", "freq"), "domain")
     if domain == "freq":
         raise ValueError("domain='freq' (x holds a spectrum) is not supported: dspk resamples "
@@ -429,12 +429,13 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     >>> y.shape, bool(np.allclose(y, scipy.signal.decimate(x, 5)))
     ((4, 600), True)
     """
-    call, x = Call.start(runtime, x, "x")
-    axis = validation.signal(x, axis)
-    dtype = validation.compute_dtype(x)
     q = validation.integer(q, "q", minimum=1)
     n = None if n is None else validation.integer(n, "n", minimum=1)
     kind, coefficients = decimation_filter(ftype, q, n)
+    # An IIR decimation runs its kernels through the filtering functions.
+    call, x = Call.start(runtime, x, "x", "decimate(ftype='fir')" if kind == "fir" else None)
+    axis = validation.signal(x, axis)
+    dtype = validation.compute_dtype(x)
     if kind == "fir":
         b = coefficients[0]
         if zero_phase:

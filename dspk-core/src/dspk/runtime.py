@@ -11,8 +11,10 @@ falls back: when it cannot open a device, the call raises
 step, the default, passes over an installed runtime that has no device here,
 with a warning that says why, and, for one call, over a runtime whose kernels
 do not compute that call's dtype (:meth:`dspk.plugin.Backend.computes`; the
-wgpu runtime and float64 data): such a call runs on the next runtime that
-does, as a named runtime would raise.
+wgpu runtime and float64 data) or that lacks a kernel operation the call
+needs (a partial third-party runtime): such a call runs on the next runtime
+that does, where a named runtime would raise (:class:`UnsupportedDtype`,
+:class:`OperationNotImplemented`).
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dspk.plugin import Backend, OperationNotImplemented, UnsupportedDtype
 from dspk.registry import RuntimeUnavailableError, registry
 
 __all__ = ["autotune", "available", "current", "set", "using", "info",
-           "RuntimeUnavailableError"]
+           "OperationNotImplemented", "RuntimeUnavailableError", "UnsupportedDtype"]
 
 _chosen: str | None = None
 _scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -75,14 +78,29 @@ def _explicit() -> str | None:
     return None
 
 
-def _default(dtype: Any = None) -> str:
-    """The first runtime that opens a device here and, when ``dtype`` is given, computes
-    in it; else the first that opens (its kernels then raise their dtype error)."""
+def _lacks(backend: Backend, kernels: Sequence[str]) -> tuple[str, ...]:
+    """The kernel operations of ``kernels`` that ``backend`` has no variant of."""
+    return tuple(op for op in kernels if not backend.variants(op))
+
+
+def _able(kernels: Sequence[str]) -> list[str]:
+    """The runtimes that open a device here and implement every one of ``kernels``."""
+    reg = registry()
+    return [name for name in reg.names()
+            if reg.probe(name).backend is not None and not _lacks(reg.probe(name).backend, kernels)]
+
+
+def _default(dtype: Any = None, kernels: Sequence[str] = (), function: str = "") -> str:
+    """The first runtime that opens a device here, implements ``kernels`` and, when
+    ``dtype`` is given, computes in it; else the first that opens and implements them
+    (its kernels then raise their dtype error)."""
     reg = registry()
     first = None
     for name in reg.names():
         opened = reg.probe(name)
         if opened.backend is not None:
+            if _lacks(opened.backend, kernels):
+                continue
             if dtype is None or opened.backend.computes(dtype):
                 return name
             first = first or name
@@ -94,6 +112,10 @@ def _default(dtype: Any = None) -> str:
                           RuntimeWarning, stacklevel=4)
     if first is not None:
         return first
+    opened = [name for name in reg.names() if reg.probe(name).backend is not None]
+    if opened:
+        backend = reg.probe(opened[0]).backend
+        raise OperationNotImplemented(opened[0], function, _lacks(backend, kernels), [])
     raise RuntimeUnavailableError(
         "no installed dspk runtime can open a device here: "
         + "; ".join(f"{n}: {reg.probe(n).reason}" for n in reg.names()))
@@ -178,7 +200,8 @@ def using(name: str) -> Iterator[str]:
         _scoped.reset(token)
 
 
-def resolve(runtime: str | None = None, dtype: Any = None):
+def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
+            kernels: Sequence[str] = ()) -> Backend:
     """The backend a call runs on, following the documented order.
 
     Parameters
@@ -188,15 +211,29 @@ def resolve(runtime: str | None = None, dtype: Any = None):
     dtype : numpy.dtype, optional
         The dtype the call computes in: the default order passes over runtimes
         that do not compute in it.
+    function : str, optional
+        The public function called, for the error of a runtime that lacks ``kernels``.
+    kernels : sequence of str, optional
+        The kernel operations the call runs: the default order passes over
+        runtimes that lack one, a runtime chosen by name raises.
 
     Returns
     -------
     dspk.plugin.Backend
+
+    Raises
+    ------
+    OperationNotImplemented
+        When the runtime chosen by name lacks one of ``kernels``.
     """
     name = validate_name(runtime, "runtime") if runtime is not None else _explicit()
     if name is None:
-        name = _default(dtype)
-    return registry().open(name)
+        return registry().open(_default(dtype, kernels, function))
+    backend = registry().open(name)
+    missing = _lacks(backend, kernels)
+    if missing:
+        raise OperationNotImplemented(name, function, missing, _able(kernels))
+    return backend
 
 
 def info() -> list[dict]:

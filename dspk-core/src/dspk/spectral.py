@@ -137,7 +137,7 @@ def _check_fft_options(norm: Any, workers: Any, plan: Any) -> str:
 
 def _transform(kind, x, n, axis, norm, workers, plan, runtime):
     norm = _check_fft_options(norm, workers, plan)
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", kind)
     axis = validation.signal(x, axis)
     dtype = computation_dtype(x, "x")
     if kind == "rfft" and dtype.kind == "c":
@@ -354,7 +354,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
     >>> bool(np.allclose(dspk.hilbert(x), scipy.signal.hilbert(x)))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "hilbert")
     axis = validation.signal(x, axis)
     if x.dtype.kind == "c":
         raise ValueError(f"x must be real; got dtype {x.dtype}")
@@ -410,7 +410,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     >>> bool(np.allclose(dspk.detrend(x, bp=[50, 120]), scipy.signal.detrend(x, bp=[50, 120])))
     True
     """
-    call, data = Call.start(runtime, data, "data")
+    call, data = Call.start(runtime, data, "data", "detrend")
     axis = validation.signal(data, axis, "data")
     if not isinstance(type, str) or type not in _TRENDS:
         raise ValueError(f"type={type!r} is not 'linear' or 'constant' (or 'l', 'c')")
@@ -707,7 +707,7 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
     >>> pxx.dtype, pxx.shape, bool(np.allclose(pxx, pxx_ref, rtol=1e-3, atol=1e-7))
     (dtype('float32'), (4, 257), True)
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "welch")
     return _averaged(call, x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
                      scaling, axis, average)
 
@@ -766,7 +766,7 @@ def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=
     >>> bool(np.allclose(pxy, scipy.signal.csd(x, y, nperseg=128)[1]))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "csd")
     same = y is x
     y = None if same else call.take(y, "y")
     return _averaged(call, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
@@ -816,7 +816,7 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
     >>> bool(np.allclose(pxx, scipy.signal.periodogram(x, fs=100.0, window="hann")[1]))
     True
     """
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "periodogram")
     index = validation.signal(x, axis)
     length = x.shape[index]
     nfft = None if nfft is None else validation.integer(nfft, "nfft", minimum=1)
@@ -1027,7 +1027,7 @@ def stft(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=Non
     ((2, 51, 21), True)
     """
     validation.choice(scaling, ("spectrum", "psd"), "scaling")
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "stft")
     return _segment_spectra(call, x, fs, window, nperseg, noverlap, nfft, detrend,
                             return_onesided, "density" if scaling == "psd" else "spectrum",
                             axis, "complex", boundary, padded)
@@ -1090,7 +1090,7 @@ def spectrogram(x, fs=1.0, window=("tukey_periodic", 0.25), nperseg=None, noverl
     """
     if mode not in _MODES:
         raise ValueError(f"mode={mode!r} is not one of {', '.join(map(repr, _MODES))}")
-    call, x = Call.start(runtime, x, "x")
+    call, x = Call.start(runtime, x, "x", "spectrogram")
     return _segment_spectra(call, x, fs, window, nperseg, noverlap, nfft, detrend,
                             return_onesided, scaling, axis, _MODES[mode], overlap_fraction=8)
 
@@ -1224,7 +1224,7 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     >>> bool(np.allclose(y[:, :1000], x))
     True
     """
-    call, z = Call.start(runtime, Zxx, "Zxx")
+    call, z = Call.start(runtime, Zxx, "Zxx", "istft")
     if z.ndim < 2:
         raise ValueError(f"Zxx must have at least 2 dimensions (frequencies and segments); "
                          f"got {z.ndim}")

@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 
 import dspk
-from dspk.plugin import Backend, Problem
+from dspk.plugin import Backend, OperationNotImplemented, Problem
 from dspk.registry import registry
 
 __all__ = ["NOT_IMPLEMENTED", "PYTEST_PLUGIN", "TOLERANCE", "not_implemented_reason",
@@ -144,10 +144,12 @@ def unimplemented(error: NotImplementedError) -> str | None:
     None when the error has another cause, such as a variant that does not
     support a problem: that remains a failure.
     """
-    match = _NO_KERNEL.match(str(error))
-    if match is None:
+    if isinstance(error, OperationNotImplemented):
+        name, op = error.runtime, error.missing[0]
+    elif match := _NO_KERNEL.match(str(error)):
+        name, op = match.groups()
+    else:
         return None
-    name, op = match.groups()
     opened = registry().probe(name)
     if opened.backend is None or opened.backend.variants(op):
         return None
