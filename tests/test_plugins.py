@@ -103,9 +103,12 @@ print(json.dumps({"names": names, "warnings": [str(w.message) for w in caught]})
     assert result["names"][-1] == "cpu"
     assert "nodevice" in result["names"]
     text = "\n".join(result["warnings"])
-    assert len(result["warnings"]) == 5, text
+    assert len(result["warnings"]) == 7, text
     assert "plugin 'missing'" in text and "failed to load" in text
     assert "plugin 'raising' raised while registering" in text
+    # Not Exceptions: sys.exit() on import, a BaseException from the hook.
+    assert "plugin 'exiting' (dspk_broken.exits) failed to load: SystemExit: 3" in text
+    assert "plugin 'aborting' raised while registering: Abort: registration aborted" in text
     assert "runtime 'cpu', which plugin 'cpu' already declared" in text
     assert "runtime name 'Bad Name'" in text
     assert "plugin API version 0" in text
@@ -115,6 +118,25 @@ def test_strict_mode_refuses_a_broken_plugin(broken):
     result = _python("import dspk; dspk.runtime.available()", broken, DSPK_STRICT_RUNTIMES="1")
     assert result.returncode != 0
     assert "PluginError" in result.stderr and "DSPK_STRICT_RUNTIMES=1" in result.stderr
+
+
+def test_a_plugin_that_exits_does_not_end_its_host(broken):
+    """sys.exit() in a plugin's import or backend is one more broken plugin, not exit 3."""
+    code = """
+import json, warnings, numpy as np, dspk
+warnings.simplefilter("ignore")
+out = {"sum": float(dspk.sosfilt([1, 0, 0, 1, 0, 0], np.ones(3), runtime="cpu").sum())}
+try:
+    dspk.sosfilt([1, 0, 0, 1, 0, 0], np.ones(3), runtime="quitter")
+except RuntimeError as exc:
+    out["explicit"] = str(exc)
+print(json.dumps(out))
+"""
+    result = _json(_python(code, broken))
+    assert result["sum"] == 3.0
+    assert result["explicit"].startswith("runtime 'quitter' cannot open a device: SystemExit: 4.")
+    strict = _python("import dspk; dspk.runtime.available()", broken, DSPK_STRICT_RUNTIMES="1")
+    assert strict.returncode == 1 and "PluginError" in strict.stderr, strict.stderr
 
 
 def test_a_runtime_without_a_device(broken):
@@ -181,3 +203,19 @@ print(json.dumps({"welch": float(abs(p - s.welch(x)[1]).max() / abs(p).max()),
         assert (runtime, function, missing, typed) == ("toy", "welch", ["csd"], True)
         assert "cpu" in alternatives and "toy" not in alternatives
         assert text.startswith("runtime 'toy' does not implement welch (it has no kernel for csd)")
+
+
+def test_bench_skips_the_rows_a_partial_runtime_lacks(toy):
+    result = _run(["-m", "dspk", "bench", "--runtime", "toy", "--shape", "4x512", "--repeat", "1",
+                   "--ops", "welch", "sosfilt"], toy)
+    assert result.returncode == 0, result.stderr
+    assert "| sosfilt | toy | 4x512 |" in result.stdout
+    assert "(runtime 'toy' does not implement welch" in result.stdout
+    assert "| welch |" not in result.stdout
+
+
+def test_the_kit_refuses_a_runtime_that_is_not_installed():
+    result = _run(["-m", "dspk.testing", "nosuch", "-q"])
+    assert result.returncode == 2
+    assert "'nosuch' is not an installed runtime; installed: " in result.stderr
+    assert "cpu" in result.stderr and "passed" not in result.stdout

@@ -208,4 +208,8 @@ def _main(argv: list[str]) -> int:
     if not argv or argv[0].startswith("-"):
         print("usage: python -m dspk.testing RUNTIME [pytest options]", file=sys.stderr)
         return 2
+    if argv[0] not in dspk.runtime.available():
+        print(f"python -m dspk.testing: {argv[0]!r} is not an installed runtime; installed: "
+              f"{', '.join(dspk.runtime.available())}", file=sys.stderr)
+        return 2
     return run(argv[0], *argv[1:])
