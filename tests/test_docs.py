@@ -31,3 +31,11 @@ def test_every_public_function_has_an_example(name):
     doc = inspect.getdoc(getattr(dspk, name)) or ""
     assert re.search(r"^Examples\n-+\n(.*\n)*>>> ", doc, re.M), f"dspk.{name} has no example"
 
+
+
+def test_the_plugin_guide_tables_each_functions_kernel_operations():
+    from dspk.operations import KERNELS_OF
+
+    text = (DOCS / "plugins.md").read_text()
+    rows = dict(re.findall(r"^\| `([^`]+)` \| (`.*`) \|$", text, re.M))
+    assert {name: tuple(re.findall(r"`(\w+)`", ops)) for name, ops in rows.items()} == KERNELS_OF
