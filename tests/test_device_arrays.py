@@ -67,3 +67,25 @@ def test_chain_stays_on_the_device(runtime, chain, rng, host_reads_forbidden):
     for back in (dspk.to_numpy(y), np.asarray(y)):
         assert isinstance(back, np.ndarray)
         assert rel_l2(back, expected) <= 10 * TOLERANCE[np.float32]
+
+
+@pytest.mark.parametrize("runtime", GPU_RUNTIMES)
+@pytest.mark.parametrize("padtype", ["mean", "median", "minimum", "maximum"])
+def test_resample_poly_backgrounds_of_a_device_array(runtime, padtype, rng):
+    """The background padtypes are computed on the host (a runtime's arrays need no
+    arithmetic); the result is still the runtime's array, equal to scipy's."""
+    open_backend(runtime)
+    host = rng.standard_normal((3, 500)).astype(np.float32)
+    y = dspk.resample_poly(dspk.asarray(host, runtime=runtime), 2, 3, axis=-1,
+                           padtype=padtype, runtime=runtime)
+    assert type(y) is type(dspk.asarray(host, runtime=runtime))
+    want = signal.resample_poly(host.astype(np.float64), 2, 3, axis=-1, padtype=padtype)
+    assert rel_l2(dspk.to_numpy(y), want) < TOLERANCE[np.float32]
+
+
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_native_arrays_have_what_the_core_uses(runtime):
+    from dspk.plugin import NativeArray
+
+    backend = open_backend(runtime)
+    assert isinstance(backend.asarray(np.ones((2, 3), np.float32)), NativeArray)

@@ -99,6 +99,7 @@ import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+import typing
 from typing import Any
 
 import numpy as np
@@ -308,6 +309,37 @@ def layout_of(x: Any, axis: int) -> str:
     if abs(x.strides[axis]) <= abs(x.strides[other]):
         return "channel-major"
     return "sample-major"
+
+
+@typing.runtime_checkable
+class NativeArray(typing.Protocol):
+    """What the core uses of a runtime's native arrays (NumPy's, CuPy's, wgpu's).
+
+    The core reads a native array's geometry, takes views (the 2-D view of
+    :class:`dspk.dispatch.Signal2D`, slices of pieces), changes its dtype,
+    copies it and hands it to kernels; arithmetic and reductions belong to the
+    runtime's kernels, or run on host copies (:meth:`Backend.to_numpy`). A
+    backend whose arrays have these members works with every public function.
+
+    Examples
+    --------
+    >>> isinstance(np.ones((2, 3), np.float32), NativeArray)
+    True
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    ndim: int
+    size: int
+    nbytes: int
+    #: In bytes, as NumPy's; they give the layout (:func:`layout_of`).
+    strides: tuple[int, ...]
+
+    def astype(self, dtype: Any, copy: bool = True) -> Any: ...
+    def copy(self) -> Any: ...
+    def reshape(self, *shape: Any) -> Any: ...
+    def transpose(self, *axes: Any) -> Any: ...
+    def __getitem__(self, index: Any) -> Any: ...
 
 
 class Backend(abc.ABC):

@@ -246,13 +246,14 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     post_pad = max(0, needed - pre_pad - len(taps))
     h = np.concatenate([np.zeros(pre_pad), taps * up, np.zeros(post_pad)])
     background = None
-    if padtype in _BACKGROUNDS:
+    if padtype in _BACKGROUNDS:  # on the host: a runtime's arrays need not do arithmetic
+        x = call.backend.to_numpy(x) if call.backend.is_native(x) else x
         background = _BACKGROUNDS[padtype](x, axis)
         x = x - background
     view = Signal2D.of(x, axis)
     y = view.restore(_upfirdn(call, view, h, up, down, mode, cval, first, first + n_out))
-    if background is not None:  # a host input's background, on the device the result is on
-        y += call.native(background) if call.backend.is_native(y) else background
+    if background is not None:
+        y = call.native(call.backend.to_numpy(y) + background)
     return call.give_back(y)
 
 
