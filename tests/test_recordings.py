@@ -2,9 +2,12 @@
 
 Outputs are compared with the one-shot operations on the whole recording in
 float32. The command line is run in a subprocess where what is checked is the
-process itself (exit status, messages, signals), and through ``dspk.cli.main``
+process itself (exit status, messages, signals, files changed under a running
+command, FIFOs that would block a regression), and through ``dspk.cli.main``
 for the other bad-input cases, which is the same code path without the
-interpreter's start-up.
+interpreter's start-up. Subprocesses run under time limits, so that a
+regression fails rather than hangs; a run that something is done to is first
+paused (``SIGSTOP``), so that it cannot finish before.
 """
 
 from __future__ import annotations
@@ -138,18 +141,25 @@ def test_neuropixels_shifts_follow_the_adc_table():
 
 # --- failures leave nothing behind ---------------------------------------------------------------
 
-class FailingStream(Stream):
-    """Passes chunks through, and fails in the given way at its second chunk."""
+class AtSecondChunk(Stream):
+    """Passes chunks through, and calls ``action`` at its second chunk."""
 
-    def __init__(self, failure: BaseException):
+    def __init__(self, action):
         super().__init__(0, None)
-        self._failure, self._chunks = failure, 0
+        self._action, self._chunks = action, 0
 
     def _push(self, chunk):
         self._chunks += 1
         if self._chunks == 2:
-            raise self._failure
+            self._action()
         return chunk
+
+
+def failing(failure: BaseException) -> AtSecondChunk:
+    """A stream that fails in the given way at its second chunk."""
+    def fail():
+        raise failure
+    return AtSecondChunk(fail)
 
 
 @pytest.mark.parametrize("failure", [KeyboardInterrupt(), RuntimeError("kernel failed")])
@@ -159,7 +169,7 @@ def test_a_failure_midway_leaves_no_output_and_the_input_untouched(failure, reco
     before, mtime = digest(path), path.stat().st_mtime_ns
     out = tmp_path / "out.bin"
     with pytest.raises(type(failure)):
-        process_recording(path, out, FailingStream(failure), FS, channels=6, chunk_samples=1000,
+        process_recording(path, out, failing(failure), FS, channels=6, chunk_samples=1000,
                           progress=False)
     assert not out.exists() and leftovers(tmp_path) == []
     assert digest(path) == before and path.stat().st_mtime_ns == mtime
@@ -170,7 +180,7 @@ def test_an_existing_output_survives_a_failure(recording, tmp_path):
     out = tmp_path / "out.bin"
     out.write_bytes(b"previous result")
     with pytest.raises(RuntimeError):
-        process_recording(path, out, FailingStream(RuntimeError("no")), FS, channels=6,
+        process_recording(path, out, failing(RuntimeError("no")), FS, channels=6,
                           chunk_samples=1000, overwrite=True, progress=False)
     assert out.read_bytes() == b"previous result" and leftovers(tmp_path) == []
 
@@ -249,10 +259,44 @@ def test_npy_input_is_checked(tmp_path, capsys):
 
 # --- the command line, as a process --------------------------------------------------------------
 
-def run_dspk(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
+ENVIRONMENT = {**os.environ, "DSPK_TUNING": "off"}
+
+
+def run_dspk(*arguments: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "dspk", *arguments], check=False, cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "DSPK_TUNING": "off"})
+                          capture_output=True, text=True, timeout=timeout, env=ENVIRONMENT)
+
+
+def paused_run(folder: Path, rng) -> subprocess.Popen:
+    """``dspk filter long.bin out.bin`` in 200 chunks, stopped (SIGSTOP) once it writes.
+
+    Returns the process with its input's digest as ``process.input_digest``.
+    """
+    path = folder / "long.bin"
+    (rng.standard_normal((20000, 8)) * 100).astype(np.int16).tofile(path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dspk", "filter", path.name, "out.bin", "--channels", "8",
+         "--fs", "30000", "--bandpass", "300", "6000", "--chunk-samples", "100", "--quiet"],
+        cwd=folder, stderr=subprocess.PIPE, text=True, env=ENVIRONMENT)
+    deadline = time.monotonic() + 120
+    while not leftovers(folder) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signals.SIGSTOP)
+    if not leftovers(folder):
+        process.kill()
+        pytest.fail(f"the command ended or stalled before writing: {process.communicate()[1]}")
+    process.input_digest = digest(path)
+    return process
+
+
+def resumed(process: subprocess.Popen) -> str:
+    """Let a paused run go on to its end (killed after two minutes); its standard error."""
+    process.send_signal(signals.SIGCONT)
+    try:
+        return process.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
 
 
 def test_cli_writes_and_reports_progress(recording, tmp_path):
@@ -285,20 +329,260 @@ def test_cli_bad_input_exits_without_traceback(recording, tmp_path):
 
 @pytest.mark.parametrize("signal_number", [signals.SIGINT, signals.SIGTERM])
 def test_cli_interrupted_leaves_no_output(signal_number, tmp_path, rng):
-    path = tmp_path / "long.bin"
-    (rng.standard_normal((400000, 8)) * 100).astype(np.int16).tofile(path)
-    before = digest(path)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "dspk", "filter", path.name, "out.bin", "--channels", "8",
-         "--fs", "30000", "--bandpass", "300", "6000", "--chunk-samples", "100", "--quiet"],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True, env={**os.environ, "DSPK_TUNING": "off"})
-    deadline = time.monotonic() + 120
-    while not leftovers(tmp_path) and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert leftovers(tmp_path), "the command ended before writing"
+    process = paused_run(tmp_path, rng)
     process.send_signal(signal_number)
-    _, stderr = process.communicate(timeout=120)
+    stderr = resumed(process)
     assert process.returncode == 130, stderr
     assert "interrupted: out.bin was not written" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out.bin").exists() and leftovers(tmp_path) == []
-    assert digest(path) == before
+    assert digest(tmp_path / "long.bin") == process.input_digest
+
+
+# --- failure behaviour: files changed under a run, odd files, NaN, leftovers -------------------
+
+def test_an_output_that_appears_during_the_run_is_kept(recording, tmp_path):
+    path, _ = recording
+    out = tmp_path / "out.bin"
+    with pytest.raises(FileExistsError, match="appeared while this run was writing it"):
+        process_recording(path, out, AtSecondChunk(lambda: out.write_bytes(b"theirs")), FS,
+                          channels=6, chunk_samples=1000, progress=False)
+    assert out.read_bytes() == b"theirs" and leftovers(tmp_path) == []
+
+
+def test_without_hard_links_the_name_is_checked_before_the_rename(recording, tmp_path,
+                                                                  monkeypatch):
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")  # as on FAT
+
+    monkeypatch.setattr(os, "link", no_links)
+    path, x = recording
+    out = tmp_path / "out.bin"
+    with pytest.raises(FileExistsError, match="appeared while this run was writing it"):
+        process_recording(path, out, AtSecondChunk(lambda: out.write_bytes(b"theirs")), FS,
+                          channels=6, chunk_samples=1000, progress=False)
+    assert out.read_bytes() == b"theirs" and leftovers(tmp_path) == []
+    out.unlink()
+    process_recording(path, out, AtSecondChunk(lambda: None), FS, channels=6, progress=False)
+    np.testing.assert_array_equal(np.fromfile(out, np.int16).reshape(-1, 6), x)
+    assert leftovers(tmp_path) == []
+
+
+def test_cli_an_output_that_appears_during_the_run_is_kept(tmp_path, rng):
+    process = paused_run(tmp_path, rng)
+    (tmp_path / "out.bin").write_bytes(b"theirs")
+    stderr = resumed(process)
+    assert process.returncode == 1, stderr
+    assert "dspk: error: out.bin appeared while this run was writing it" in stderr
+    assert "--force" in stderr and "Traceback" not in stderr
+    assert (tmp_path / "out.bin").read_bytes() == b"theirs" and leftovers(tmp_path) == []
+
+
+def test_force_replaces_only_regular_files(recording, tmp_path, capsys):
+    path, _ = recording
+    common = ["--channels", "6", "--fs", "30000", "--reference", "median", "--quiet", "--force"]
+    folder, target, link = tmp_path / "folder", tmp_path / "target.bin", tmp_path / "link.bin"
+    folder.mkdir()
+    target.write_bytes(b"x")
+    link.symlink_to(target)
+    for out, kind in [(folder, "directory"), (link, "symbolic link")]:
+        assert cli.main(["filter", str(path), str(out), *common]) == 2
+        assert (f"the output {out} is a {kind}: dspk replaces only regular files, even with "
+                "overwrite=True (--force)") in capsys.readouterr().err
+    assert folder.is_dir() and link.is_symlink() and target.read_bytes() == b"x"
+    assert leftovers(tmp_path) == []
+
+
+def test_cli_force_never_replaces_a_fifo(recording, tmp_path):
+    path, _ = recording
+    os.mkfifo(tmp_path / "pipe")
+    done = run_dspk("filter", path.name, "pipe", "--channels", "6", "--fs", "30000",
+                    "--reference", "median", "--quiet", "--force", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert ("the output pipe is a FIFO (named pipe): dspk replaces only regular files"
+            in done.stderr)
+    assert (tmp_path / "pipe").is_fifo() and leftovers(tmp_path) == []
+
+
+def test_force_keeps_what_became_a_fifo_during_the_run(recording, tmp_path):
+    path, _ = recording
+    out = tmp_path / "out.bin"
+    out.write_bytes(b"previous result")
+
+    def swap():
+        out.unlink()
+        os.mkfifo(out)
+
+    with pytest.raises(FileExistsError, match="is a FIFO .*; it became one during the run"):
+        process_recording(path, out, AtSecondChunk(swap), FS, channels=6, chunk_samples=1000,
+                          overwrite=True, progress=False)
+    assert out.is_fifo() and leftovers(tmp_path) == []
+
+
+def test_inputs_that_are_not_regular_files_are_named(tmp_path, capsys):
+    common = ["--channels", "4", "--fs", "30000", "--reference", "median", "--quiet"]
+    (tmp_path / "folder").mkdir()
+    for source, message in [(tmp_path / "folder", "is a directory, not a recording file"),
+                            (Path("/dev/zero"), "is a character device, not a recording file"),
+                            (tmp_path / "missing.bin", "missing.bin: no such file")]:
+        assert cli.main(["filter", str(source), str(tmp_path / "out.bin"), *common]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "out.bin").exists()
+
+
+def test_cli_a_fifo_input_is_named_not_read(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    done = run_dspk("filter", "pipe", "out.bin", "--channels", "4", "--fs", "30000",
+                    "--reference", "median", "--quiet", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "pipe is a FIFO (named pipe), not a recording file: recordings are read through " \
+           "memory maps" in done.stderr
+
+
+def test_an_input_truncated_during_the_run_is_an_io_error(recording, tmp_path):
+    path, _ = recording
+    with pytest.raises(OSError, match=f"{path} has 36000 bytes, 108012 when this run began: it "
+                                      "was truncated during the run"):
+        process_recording(path, tmp_path / "out.bin",
+                          AtSecondChunk(lambda: os.truncate(path, 36000)), FS, channels=6,
+                          chunk_samples=1000, progress=False)
+    assert leftovers(tmp_path) == []
+
+
+def test_cli_input_truncated_during_the_run(tmp_path, rng):
+    process = paused_run(tmp_path, rng)
+    os.truncate(tmp_path / "long.bin", 160000)
+    stderr = resumed(process)
+    assert process.returncode == 1, stderr
+    assert ("dspk: error: long.bin has 160000 bytes, 320000 when this run began: it was "
+            "truncated during the run") in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out.bin").exists() and leftovers(tmp_path) == []
+
+
+def test_a_highpass_too_low_to_stream_names_the_ways_out(recording, tmp_path, capsys):
+    path, _ = recording
+    argv = ["filter", str(path), str(tmp_path / "out.bin"), "--channels", "6", "--fs", "30000",
+            "--highpass", "0.01", "--quiet"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "highpass: this zero-phase filter rings too long to filter in chunks" in err
+    assert "--causal" in err and "margin=" not in err
+
+
+def test_an_interrupt_before_the_run_is_a_message(recording, tmp_path, monkeypatch, capsys):
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_reuse_freed_memory", interrupted)
+    path, _ = recording
+    argv = ["filter", str(path), str(tmp_path / "out.bin"), "--channels", "6", "--fs", "30000",
+            "--reference", "median", "--quiet"]
+    try:
+        code = cli.main(argv)
+    except KeyboardInterrupt:  # caught here: pytest would stop the whole session
+        pytest.fail("the interrupt escaped dspk.cli.main")
+    assert code == 130
+    assert capsys.readouterr().err == "dspk: interrupted\n"
+
+
+def nan_recording(folder: Path, value: float = np.nan,
+                  channel: int = 2) -> tuple[Path, np.ndarray]:
+    """A float32 raw recording of 4 channels with one non-finite sample (1000, ``channel``)."""
+    x = (np.random.default_rng(3).standard_normal((3000, 4)) * 100).astype(np.float32)
+    x[1000, channel] = value
+    path = folder / "nan.bin"
+    x.tofile(path)
+    return path, x
+
+
+def test_float_output_keeps_nan_as_scipy(tmp_path):
+    path, x = nan_recording(tmp_path)
+    out = tmp_path / "out.bin"
+    summary = filter_recording(path, out, FS, channels=4, dtype="float32", bandpass=(300, 6000),
+                               order=3, chunk_samples=700, progress=False)
+    y = np.fromfile(out, np.float32).reshape(-1, 4)
+    expected = signal.sosfiltfilt(SOS, x.astype(np.float64), axis=0)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+    assert np.isnan(y[:, 2]).all()
+    assert rel_l2(y[:, [0, 1, 3]], expected[:, [0, 1, 3]]) <= 1e-5
+    assert summary.nonfinite_input == 1 and summary.first_nonfinite == (1000, 2)
+    assert summary.nonfinite == 0
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+@pytest.mark.parametrize("stage", [["--reference", "average"], ["--bandpass", "300", "6000"]])
+def test_int16_output_stops_at_nonfinite_values(value, stage, tmp_path, capsys):
+    path, _ = nan_recording(tmp_path, value)
+    out = tmp_path / "out.bin"
+    argv = ["filter", str(path), str(out), "--channels", "4", "--fs", "30000", "--dtype",
+            "float32", "--output-dtype", "int16", "--chunk-samples", "700", "--quiet", *stage]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"dspk: error: {path}: sample 1000 of channel 2 is NaN or infinite" in err
+    assert "--output-dtype float32" in err and "--allow-nonfinite" in err
+    assert not out.exists() and leftovers(tmp_path) == []
+
+
+def test_allow_nonfinite_writes_zeros_and_counts_them(tmp_path, capsys):
+    path, x = nan_recording(tmp_path)
+    out = tmp_path / "out.bin"
+    argv = ["filter", str(path), str(out), "--channels", "4", "--fs", "30000", "--dtype",
+            "float32", "--output-dtype", "int16", "--reference", "average", "--quiet",
+            "--allow-nonfinite"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    y = np.fromfile(out, np.int16).reshape(-1, 4)
+    expected = np.rint(x - x.mean(axis=1, keepdims=True))  # row 1000 is NaN throughout
+    np.testing.assert_array_equal(y[1000], 0)
+    assert np.abs(np.delete(y, 1000, axis=0) - np.delete(expected, 1000, axis=0)).max() <= 1
+    assert "4 output values were NaN or infinite and were written as 0" in err
+    assert f"{path} holds NaN or infinity in 1 of its samples, the first at sample 1000 of " \
+           "channel 2" in err
+
+
+def test_sync_channels_are_converted_like_the_rest(tmp_path):
+    x = np.random.default_rng(4).integers(30000, 36000, (2000, 3)).astype(np.uint16)
+    x[:, 2] = 40000  # beyond int16: clipped and counted, never wrapped
+    path = tmp_path / "probe.bin"
+    x.tofile(path)
+    out = tmp_path / "out.bin"
+    summary = filter_recording(path, out, FS, channels=3, dtype="uint16", reference="average",
+                               sync_channels=1, output_dtype="int16", progress=False)
+    np.testing.assert_array_equal(np.fromfile(out, np.int16).reshape(-1, 3)[:, 2], 32767)
+    assert summary.clipped == 2000
+    path, _ = nan_recording(tmp_path, channel=3)
+    with pytest.raises(ValueError, match="sample 1000 of channel 3 is NaN or infinite"):
+        filter_recording(path, out, FS, channels=4, dtype="float32", reference="average",
+                         sync_channels=1, output_dtype="int16", overwrite=True, progress=False)
+
+
+def test_cli_reports_and_removes_what_a_killed_run_left(tmp_path, rng, capsys):
+    process = paused_run(tmp_path, rng)
+    process.kill()
+    process.communicate(timeout=60)
+    left = leftovers(tmp_path)
+    assert len(left) == 1
+    argv = ["filter", str(tmp_path / "long.bin"), str(tmp_path / "out.bin"), "--channels", "8",
+            "--fs", "30000", "--reference", "median", "--quiet"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"left partial outputs beside {tmp_path / 'out.bin'}: {tmp_path / left[0]}" in err
+    assert "--remove-partial removes them" in err and leftovers(tmp_path) == left
+    assert cli.main([*argv, "--force", "--remove-partial"]) == 0
+    assert f"dspk: removed {tmp_path / left[0]}, left by a run that did not finish" in \
+        capsys.readouterr().err
+    assert leftovers(tmp_path) == []
+
+
+def test_a_partial_output_being_written_is_never_removed(recording, tmp_path, capsys):
+    fcntl = pytest.importorskip("fcntl")
+    path, _ = recording
+    live = tmp_path / ".out.bin.0123456789ab.partial"
+    other = tmp_path / ".other.bin.0123456789ab.partial"
+    other.write_bytes(b"")
+    with open(live, "wb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        argv = ["filter", str(path), str(tmp_path / "out.bin"), "--channels", "6", "--fs",
+                "30000", "--reference", "median", "--quiet", "--remove-partial"]
+        assert cli.main(argv) == 0
+    assert f"another run is writing {tmp_path / 'out.bin'} now ({live})" in capsys.readouterr().err
+    assert live.exists() and other.exists()

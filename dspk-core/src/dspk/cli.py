@@ -155,6 +155,24 @@ def _reuse_freed_memory() -> None:
     libc.mallopt(_M_TRIM_THRESHOLD, (1 << 31) - 1)
 
 
+def _leftovers(output: str, remove: bool) -> None:
+    """Report the partial outputs that killed runs left beside ``output``; remove them if asked."""
+    from dspk.recordings import partial_outputs
+
+    stale = []
+    for path, in_use in partial_outputs(output):
+        if in_use:
+            print(f"dspk: warning: another run is writing {output} now ({path})", file=sys.stderr)
+        elif remove:
+            path.unlink(missing_ok=True)
+            print(f"dspk: removed {path}, left by a run that did not finish", file=sys.stderr)
+        else:
+            stale.append(str(path))
+    if stale:
+        print(f"dspk: warning: runs that did not finish (killed?) left partial outputs beside "
+              f"{output}: {', '.join(stale)}; --remove-partial removes them", file=sys.stderr)
+
+
 def _filter(args: argparse.Namespace) -> int:
     import signal
 
@@ -169,13 +187,14 @@ def _filter(args: argparse.Namespace) -> int:
     previous = {number: signal.signal(number, stop)
                 for number in (signal.SIGINT, signal.SIGTERM)}
     try:
+        _leftovers(args.output, args.remove_partial)
         summary = filter_recording(
             args.input, args.output, args.fs, channels=args.channels, dtype=args.dtype,
             bandpass=args.bandpass, highpass=args.highpass, order=args.order,
             zero_phase=not args.causal, phase_shift=args.phase_shift, reference=args.reference,
             output_dtype=args.output_dtype, scale=args.scale, sync_channels=args.sync_channels,
-            chunk_samples=args.chunk_samples, overwrite=args.force, progress=not args.quiet,
-            runtime=args.runtime)
+            chunk_samples=args.chunk_samples, overwrite=args.force,
+            allow_nonfinite=args.allow_nonfinite, progress=not args.quiet, runtime=args.runtime)
     except KeyboardInterrupt:
         print(f"dspk: interrupted: {args.output} was not written", file=sys.stderr)
         return 130
@@ -190,6 +209,14 @@ def _filter(args: argparse.Namespace) -> int:
     if summary.clipped:
         print(f"dspk: warning: {summary.clipped} values were clipped to the int16 range; "
               "lower --scale or write --output-dtype float32", file=sys.stderr)
+    if summary.nonfinite_input:
+        sample, channel = summary.first_nonfinite
+        print(f"dspk: warning: {args.input} holds NaN or infinity in {summary.nonfinite_input} "
+              f"of its samples, the first at sample {sample} of channel {channel}; NaN spreads "
+              "through the filters, as in scipy.signal", file=sys.stderr)
+    if summary.nonfinite:
+        print(f"dspk: warning: {summary.nonfinite} output values were NaN or infinite and were "
+              "written as 0 (--allow-nonfinite)", file=sys.stderr)
     return 0
 
 
@@ -222,12 +249,18 @@ def _add_filter(commands) -> None:
                       help="default: int16 for int16 input, else float32")
     filt.add_argument("--scale", type=float, default=1.0,
                       help="int16 output is round(y * scale), clipped; default 1")
+    filt.add_argument("--allow-nonfinite", action="store_true",
+                      help="write NaN and infinity to int16 output as 0, counted (default: "
+                      "stop at the first)")
     filt.add_argument("--sync-channels", type=int, default=0,
                       help="the last N channels are copied unprocessed (SpikeGLX: 1)")
     filt.add_argument("--chunk-samples", type=int, default=None,
                       help="samples per chunk (default: 48 MiB of float32)")
     filt.add_argument("--runtime", default=None, help="runtime to run on (default: current)")
-    filt.add_argument("--force", action="store_true", help="replace an existing output")
+    filt.add_argument("--force", action="store_true",
+                      help="replace an existing output (a regular file only)")
+    filt.add_argument("--remove-partial", action="store_true",
+                      help="remove the partial outputs that killed runs left beside OUTPUT")
     filt.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     filt.set_defaults(handler=_filter)
 
@@ -272,12 +305,15 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(argv)
         return args.handler(args)
     except (ValueError, RuntimeError) as exc:
         print(f"dspk: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("dspk: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

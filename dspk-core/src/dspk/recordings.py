@@ -17,9 +17,15 @@ Output: the same layout, as ``.npy`` when the output's name ends in
 ``round(y * scale)``, clipped to -32768..32767 (clipped samples are counted
 in the summary): with ``scale=1`` it is in the units of the input, so an int16
 recording stays in its ADC units. The output is written under a temporary
-name beside it (``.NAME.*.partial``) and renamed when complete, so an error
-or an interrupt leaves nothing under the final name; the input is only ever
-opened for reading.
+name beside it (``.NAME.*.partial``) and given its final name when complete,
+without replacing a file that appeared there meanwhile unless asked to, and
+never replacing anything but a regular file; an error or an interrupt leaves
+nothing under the final name. The input is only ever opened for reading.
+
+NaN and infinity in a float input spread through the filters as in
+scipy.signal: float32 output keeps them; int16 output cannot hold them, so a
+run stops at the first unless ``allow_nonfinite=True``, which writes them as 0
+and counts them.
 
 Processing is in float32 on the runtime chosen: the streams of
 :mod:`dspk.streaming`, exact at every chunk boundary (zero-phase filters
@@ -30,7 +36,9 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 import secrets
+import stat
 import struct
 import sys
 import threading
@@ -50,7 +58,13 @@ from dspk.streaming import (
     Stream,
     StreamChain,
     filter_stream,
+    zero_phase_margin,
 )
+
+try:
+    import fcntl
+except ImportError:  # Windows, where a file open for writing cannot be removed anyway
+    fcntl = None
 
 __all__ = ["Recording", "Summary", "filter_recording", "process_recording",
            "neuropixels_shifts"]
@@ -70,6 +84,10 @@ _sync_data = getattr(os, "fdatasync", os.fsync)  # no fdatasync on macOS
 #: Samples (every channel) converted to int16 at a time: a slice that stays in cache.
 _CONVERT_ELEMENTS = 1 << 18
 _NPY_HEADER_BYTES = 128
+#: File types other than regular files, by the test of their ``st_mode``.
+_FILE_KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symbolic link"),
+               (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"),
+               (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
 
 #: ADC multiplexing of Neuropixels probes: channels per ADC, and the cycles
 #: of one sample period they share (the AP band of a 1.0 probe has one more
@@ -180,8 +198,13 @@ class Recording:
         path = Path(path)
         if channels is not None:
             channels = validation.integer(channels, "channels", minimum=1)
-        if not path.is_file():
-            raise ValueError(f"{path}: no such file")
+        try:
+            mode = path.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            raise ValueError(f"{path}: no such file") from None
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{path} is a {_file_kind(mode)}, not a recording file: recordings "
+                             "are read through memory maps, which need a regular file")
         with open(path, "rb") as f:
             is_npy = f.read(6) == b"\x93NUMPY"
         if is_npy:
@@ -229,11 +252,16 @@ class Recording:
 
         The file is mapped for this read only, so its pages do not stay in
         this process's memory; ``dtype`` (the file's by default) is converted
-        to on the way.
+        to on the way. A file shorter than when it was opened raises ``OSError``.
         """
-        mapped = np.memmap(self.path, self.dtype, "r", self.offset, (self.samples, self.channels),
-                           "F" if self.fortran_order else "C")
-        return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
+        with open(self.path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < self.offset + self.nbytes:
+                raise OSError(f"{self.path} has {size} bytes, {self.offset + self.nbytes} when "
+                              "this run began: it was truncated during the run")
+            mapped = np.memmap(f, self.dtype, "r", self.offset, (self.samples, self.channels),
+                               "F" if self.fortran_order else "C")
+            return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
 
     @property
     def nbytes(self) -> int:
@@ -257,6 +285,13 @@ class Summary:
         Wall time of the run.
     clipped : int
         Output values clipped to the int16 range.
+    nonfinite : int
+        Output values that were NaN or infinite, written as 0 to int16 output
+        (``allow_nonfinite=True``).
+    nonfinite_input : int
+        NaN or infinite samples of the input.
+    first_nonfinite : (int, int) or None
+        The first of them: its sample and channel.
 
     Examples
     --------
@@ -273,6 +308,9 @@ class Summary:
     fs: float
     seconds: float
     clipped: int = 0
+    nonfinite: int = 0
+    nonfinite_input: int = 0
+    first_nonfinite: tuple[int, int] | None = None
 
     @property
     def rate(self) -> float:
@@ -298,17 +336,124 @@ def _npy_header(samples: int, channels: int, dtype: np.dtype) -> bytes:
     return np.lib.format.magic(1, 0) + struct.pack("<H", len(body)) + body.encode("latin1")
 
 
+def _file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, from its ``st_mode``."""
+    return next((name for test, name in _FILE_KINDS if test(mode)), "special file")
+
+
+def _obstacle(path: Path, overwrite: bool) -> str | None:
+    """Why an output cannot be given the name ``path`` now, or None if it can.
+
+    Only a regular file is ever replaced, and only with ``overwrite``; the file
+    itself is looked at, not what a symbolic link points to.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not stat.S_ISREG(mode):
+        return (f"the output {path} is a {_file_kind(mode)}: dspk replaces only regular files, "
+                "even with overwrite=True (--force)")
+    if not overwrite:
+        return f"the output {path} exists; pass overwrite=True (--force) to replace it"
+    return None
+
+
+def _publish(temporary: Path, path: Path, overwrite: bool) -> None:
+    """Give the complete output at ``temporary`` its final name ``path``.
+
+    Without ``overwrite`` a hard link makes the name, which fails if ``path``
+    exists, however late it appeared; on a file system without hard links the
+    name is checked just before the rename. With ``overwrite`` a regular file
+    is replaced; anything else is kept. Either refusal raises ``FileExistsError``
+    and leaves ``temporary`` for the caller to remove.
+    """
+    if overwrite:
+        problem = _obstacle(path, overwrite)
+        if problem:
+            raise FileExistsError(f"{problem}; it became one during the run, and this run's "
+                                  "output is discarded")
+        os.replace(temporary, path)
+        return
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise _appeared(path) from None
+    except OSError:  # no hard links here (FAT, some network file systems)
+        if os.path.lexists(path):
+            raise _appeared(path) from None
+        os.rename(temporary, path)
+    else:
+        os.unlink(temporary)
+
+
+def _appeared(path: Path) -> FileExistsError:
+    return FileExistsError(f"{path} appeared while this run was writing it, and was kept: this "
+                           "run's output is discarded; pass overwrite=True (--force) to "
+                           "replace it")
+
+
+def partial_outputs(destination) -> list[tuple[Path, bool]]:
+    """The temporary outputs of runs writing ``destination``, left beside it.
+
+    A run that ends normally, by an error or by an interrupt removes its
+    ``.NAME.*.partial`` file; one that is killed outright (``SIGKILL``, a
+    power cut) leaves it. A run in progress holds a lock on its own, which
+    tells the two apart (where the system has ``flock``).
+
+    Parameters
+    ----------
+    destination : str or os.PathLike
+        An output file.
+
+    Returns
+    -------
+    list of (pathlib.Path, bool)
+        Each such file, and whether a run is writing it now.
+    """
+    destination = Path(destination)
+    # The names _Output gives them.
+    pattern = re.compile(rf"\.{re.escape(destination.name)}\.[0-9a-f]{{12}}\.partial")
+    try:
+        names = sorted(os.listdir(destination.parent))
+    except OSError:
+        return []
+    found = []
+    for name in filter(pattern.fullmatch, names):
+        path = destination.parent / name
+        try:
+            found.append((path, _in_use(path)))
+        except FileNotFoundError:  # its run has just finished
+            continue
+        except OSError:  # unreadable: whether a run holds it is unknown
+            found.append((path, False))
+    return found
+
+
+def _in_use(path: Path) -> bool:
+    """Whether a run holds the lock on a temporary output (False where locks are unknown)."""
+    if fcntl is None:
+        return False
+    with open(path, "rb") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+    return False
+
+
 class _Output:
-    """An output file written under a temporary name, renamed only when complete.
+    """An output file written under a temporary name, named only when complete.
 
     Blocks are written on a thread of their own, one at a time, while the next
     chunk computes; :meth:`write` waits for the block before the last, so at most
     one block is held beyond the caller's. Each block is flushed to the disk on that
     thread too, so that the final ``fsync`` has only the last one left to wait for.
+    The temporary file is locked while it is written (see :func:`partial_outputs`).
     """
 
-    def __init__(self, path: Path, channels: int, dtype: np.dtype):
-        self.path, self.channels, self.dtype = path, channels, dtype
+    def __init__(self, path: Path, channels: int, dtype: np.dtype, overwrite: bool):
+        self.path, self.channels, self.dtype, self.overwrite = path, channels, dtype, overwrite
         self.samples = 0
         self._npy = path.suffix.lower() == ".npy"
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="dspk-write")
@@ -324,6 +469,8 @@ class _Output:
                 break
             except FileExistsError:
                 continue
+        if fcntl is not None:
+            fcntl.flock(self._file, fcntl.LOCK_EX)
         if self._npy:
             self._file.write(b"\0" * _NPY_HEADER_BYTES)
         return self
@@ -346,7 +493,7 @@ class _Output:
             writing.result()
 
     def commit(self) -> None:
-        """Complete the file and give it its final name."""
+        """Complete the file and give it its final name (see :func:`_publish`)."""
         self._wait()
         if self._npy:
             self._file.seek(0)
@@ -354,7 +501,7 @@ class _Output:
         self._file.flush()
         os.fsync(self._file.fileno())
         self._file.close()
-        os.replace(self._temporary, self.path)
+        _publish(self._temporary, self.path, self.overwrite)
 
     def __exit__(self, kind, error, trace) -> None:
         self._writer.shutdown(wait=True)
@@ -369,26 +516,57 @@ class _Converter:
 
     int16 is converted :data:`_CONVERT_ELEMENTS` at a time, so that scaling,
     rounding, the range check and the cast each read a slice still in cache.
+    NaN and infinity are written as 0 to int16 and counted in ``nonfinite``,
+    apart from the clipped values.
     """
 
     def __init__(self, dtype: np.dtype, scale: float):
-        self.dtype, self.scale, self.clipped = dtype, scale, 0
+        self.dtype, self.scale = dtype, scale
+        self.clipped = self.nonfinite = 0
 
-    def __call__(self, y: np.ndarray) -> np.ndarray:
+    def __call__(self, y: np.ndarray, sync: np.ndarray) -> np.ndarray:
+        """The processed samples ``y`` beside the ``sync`` samples (unscaled), converted."""
         if self.dtype == np.float32:
+            if sync.shape[1]:
+                return np.concatenate([y, sync], axis=1, dtype=np.float32)
             return y.astype(np.float32, copy=False)
-        out = np.empty(y.shape, np.int16)
-        rows = max(1, _CONVERT_ELEMENTS // max(y.shape[1], 1))
-        for start in range(0, len(y), rows):
-            part = y[start:start + rows]
-            rounded = np.multiply(part, np.float32(self.scale), dtype=np.float32)
+        out = np.empty((len(y), y.shape[1] + sync.shape[1]), np.int16)
+        self._int16(y, self.scale, out[:, :y.shape[1]])
+        self._int16(sync, 1.0, out[:, y.shape[1]:])
+        return out
+
+    def _int16(self, x: np.ndarray, scale: float, out: np.ndarray) -> None:
+        if not x.size:
+            return
+        rows = max(1, _CONVERT_ELEMENTS // x.shape[1])
+        for start in range(0, len(x), rows):
+            rounded = np.multiply(x[start:start + rows], np.float32(scale), dtype=np.float32)
             np.rint(rounded, out=rounded)
-            if rounded.size and (rounded.min() < _INT16.min or rounded.max() > _INT16.max):
+            if not (rounded.min() >= _INT16.min and rounded.max() <= _INT16.max):
+                finite = np.isfinite(rounded)
+                self.nonfinite += rounded.size - int(np.count_nonzero(finite))
+                rounded[~finite] = 0
                 self.clipped += int(np.count_nonzero((rounded < _INT16.min)
                                                      | (rounded > _INT16.max)))
                 np.clip(rounded, _INT16.min, _INT16.max, out=rounded)
             out[start:start + rows] = rounded
-        return out
+
+
+class _NonfiniteInput:
+    """The NaN and infinite samples of a float input: how many, and the first."""
+
+    def __init__(self):
+        self.count, self.first = 0, None
+
+    def check(self, block: np.ndarray, start: int, column: int = 0) -> None:
+        """Count those of the float ``block``, samples ``start:`` of channels ``column:``."""
+        if not block.size or (np.isfinite(block.min()) and np.isfinite(block.max())):
+            return
+        bad = ~np.isfinite(block)
+        self.count += int(np.count_nonzero(bad))
+        row, col = np.argwhere(bad)[0]
+        first = (start + int(row), column + int(col))
+        self.first = first if self.first is None else min(self.first, first)
 
 
 class _Progress:
@@ -421,11 +599,9 @@ def _destination(source: Path, destination: Any, overwrite: bool) -> Path:
             destination.exists() and os.path.samefile(destination, source)):
         raise ValueError(f"the output {destination} is the input: dspk never writes over its "
                          "input; choose another name")
-    if destination.is_dir():
-        raise ValueError(f"the output {destination} is a directory; give a file name")
-    if destination.exists() and not overwrite:
-        raise ValueError(f"the output {destination} exists; pass overwrite=True (--force) to "
-                         "replace it")
+    problem = _obstacle(destination, overwrite)
+    if problem:
+        raise ValueError(problem)
     if not destination.parent.is_dir():
         raise ValueError(f"the output's directory {destination.parent} does not exist")
     return destination
@@ -439,7 +615,7 @@ def _chunk_samples(chunk_samples: Any, channels: int) -> int:
 
 def process_recording(source, destination, stream, fs, *, channels=None, dtype=None,
                       output_dtype=None, scale=1.0, sync_channels=0, chunk_samples=None,
-                      overwrite=False, progress=True):
+                      overwrite=False, allow_nonfinite=False, progress=True):
     """Run a stream over a recording file, chunk by chunk, into another file.
 
     Parameters
@@ -469,7 +645,11 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     chunk_samples : int, optional
         Samples per chunk; by default :data:`DEFAULT_CHUNK_BYTES` of float32.
     overwrite : bool, optional
-        Replace an existing output. Default False.
+        Replace an existing output, which must be a regular file. Default False.
+    allow_nonfinite : bool, optional
+        Write NaN and infinite values to int16 output as 0, counted in the
+        summary. Default False: the run stops with ``ValueError`` at the first
+        (float32 output keeps them).
     progress : bool, optional
         Show a progress bar on standard error. Default True.
 
@@ -477,6 +657,16 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     -------
     Summary
         The output's shape and the run's speed.
+
+    Raises
+    ------
+    ValueError
+        Bad arguments or input; NaN or infinity bound for int16 output.
+    OSError
+        Reading or writing failed, the input was truncated during the run, or
+        the output appeared meanwhile (``FileExistsError``).
+    KeyboardInterrupt
+        :data:`stop_requested` was set.
 
     Examples
     --------
@@ -514,21 +704,28 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
             np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a finite number > 0; got {scale!r}")
     convert = _Converter(output_dtype, float(scale))
+    found, floats = _NonfiniteInput(), recording.dtype.kind == "f"
     waiting = np.empty((0, sync_channels), recording.dtype)  # sync samples not yet written
     bar = _Progress(recording, fs, progress)
     try:
-        with _Output(destination, recording.channels, output_dtype) as out:
+        with _Output(destination, recording.channels, output_dtype, overwrite) as out:
             for start in range(0, recording.samples, step):
                 if stop_requested.is_set():
                     raise KeyboardInterrupt
                 stop = min(start + step, recording.samples)
                 if sync_channels:
                     sync = recording.read(start, stop, slice(processed, None))
+                    if floats:
+                        found.check(sync, start, processed)
                     waiting = np.concatenate([waiting, sync])
-                y = stream.push(recording.read(start, stop, slice(0, processed), np.float32))
-                waiting = _write(out, convert(y), waiting)
+                chunk = recording.read(start, stop, slice(0, processed), np.float32)
+                if floats:
+                    found.check(chunk, start)
+                waiting = _write(out, convert, stream.push(chunk), waiting)
+                _check_nonfinite(recording.path, convert, found, allow_nonfinite)
                 bar.advance(stop - start)
-            _write(out, convert(stream.finish()), waiting)
+            _write(out, convert, stream.finish(), waiting)
+            _check_nonfinite(recording.path, convert, found, allow_nonfinite)
             if out.samples != recording.samples:
                 raise RuntimeError(f"the stream gave {out.samples} samples for "
                                    f"{recording.samples}; it must keep the signal's length")
@@ -536,24 +733,43 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     finally:
         bar.close()
     return Summary(destination, recording.samples, recording.channels, fs,
-                   time.perf_counter() - started, convert.clipped)
+                   time.perf_counter() - started, convert.clipped, convert.nonfinite,
+                   found.count, found.first)
 
 
-def _write(out: _Output, y: np.ndarray, waiting: np.ndarray) -> np.ndarray:
-    """Write ``y`` beside as many waiting sync samples; return those still waiting."""
+def _write(out: _Output, convert: _Converter, y: np.ndarray, waiting: np.ndarray) -> np.ndarray:
+    """Write ``y`` beside as many waiting sync samples, converted; return those still waiting."""
     if y.shape[1] != out.channels - waiting.shape[1]:
         raise RuntimeError(f"the stream gave {y.shape[1]} channels for "
                            f"{out.channels - waiting.shape[1]}; it must keep them")
-    if waiting.shape[1]:
-        y = np.concatenate([y, waiting[:len(y)].astype(y.dtype)], axis=1)
-    out.write(y)
+    out.write(convert(y, waiting[:len(y)]))
     return waiting[len(y):]
+
+
+def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
+                     allow: bool) -> None:
+    """Stop a run whose int16 output has met NaN or infinity, unless they are allowed.
+
+    The block is already on its way to the temporary file, which the error removes.
+    """
+    if not convert.nonfinite or allow:
+        return
+    if found.first is None:
+        cause = "the filtered signal overflowed float32 to infinity"
+    else:
+        sample, channel = found.first
+        cause = (f"sample {sample} of channel {channel} is NaN or infinite (the first of "
+                 f"{found.count} so far), and the filters spread it")
+    raise ValueError(f"{path}: {cause}; int16 output cannot hold NaN or infinity: write "
+                     "output_dtype='float32' (--output-dtype float32) to keep them, or pass "
+                     "allow_nonfinite=True (--allow-nonfinite) to write them as 0")
 
 
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
                      highpass=None, order=4, zero_phase=True, phase_shift=None,
                      reference=None, output_dtype=None, scale=1.0, sync_channels=0,
-                     chunk_samples=None, overwrite=False, progress=True, runtime=None):
+                     chunk_samples=None, overwrite=False, allow_nonfinite=False, progress=True,
+                     runtime=None):
     """Filter a recording file: band-pass or high-pass, phase shift, common reference.
 
     The steps run in SpikeInterface's recommended order, each as a stream of
@@ -584,7 +800,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         of each processed channel in samples.
     reference : {"median", "average"}, optional
         Subtract the median or the mean across the processed channels.
-    output_dtype, scale, sync_channels, chunk_samples, overwrite, progress
+    output_dtype, scale, sync_channels, chunk_samples, overwrite, allow_nonfinite, progress
         As :func:`process_recording`'s.
     runtime : str, optional
         The runtime to run on.
@@ -613,6 +829,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     stages = []
     if bandpass is not None and highpass is not None:
         raise ValueError("give bandpass or highpass, not both")
+    name = "bandpass" if bandpass is not None else "highpass"
     try:
         if bandpass is not None:
             low, high = bandpass
@@ -620,9 +837,9 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         elif highpass is not None:
             design = Filter.highpass(highpass, fs, order, zero_phase=zero_phase)
     except ValueError as exc:
-        raise ValueError(f"{'bandpass' if bandpass is not None else 'highpass'}: {exc}") from None
+        raise ValueError(f"{name}: {exc}") from None
     if bandpass is not None or highpass is not None:
-        stages.append(filter_stream(design, axis=0, runtime=runtime))
+        stages.append(_chunked_filter(design, name, runtime))
     if phase_shift is not None:
         processed = recording.channels - sync_channels
         shifts = (neuropixels_shifts(phase_shift, processed) if isinstance(phase_shift, str)
@@ -635,4 +852,25 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     return process_recording(source, destination, StreamChain(*stages), fs, channels=channels,
                              dtype=dtype, output_dtype=output_dtype, scale=scale,
                              sync_channels=sync_channels, chunk_samples=chunk_samples,
-                             overwrite=overwrite, progress=progress)
+                             overwrite=overwrite, allow_nonfinite=allow_nonfinite,
+                             progress=progress)
+
+
+def _chunked_filter(design: Filter, name: str, runtime: str | None) -> Stream:
+    """The stream of ``design`` (given as ``name``) over chunks of samples by channels.
+
+    A zero-phase filter looks ahead until its impulse response has decayed;
+    one that rings too long for that (a cut-off far below the sampling rate)
+    is refused with the ways out that :func:`filter_recording` has.
+    """
+    margin = None
+    if design.zero_phase:
+        try:
+            margin = zero_phase_margin(design.sos)
+        except ValueError:
+            raise ValueError(
+                f"{name}: this zero-phase filter rings too long to filter in chunks: its "
+                "backward pass would have to look ahead until its impulse response decays; "
+                "raise the cut-off, or filter forward only (zero_phase=False, --causal)"
+            ) from None
+    return filter_stream(design, axis=0, margin=margin, runtime=runtime)
