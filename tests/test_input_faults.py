@@ -280,3 +280,59 @@ def test_dask_array_of_other_byte_order_is_taken_as_native(rng):
     y = dspk.dask.sosfilt(SOS, da.from_array(swapped(x), chunks=(3, 200)))
     assert y.dtype == np.float32
     assert rel_l2(y.compute(scheduler="sync"), signal.sosfilt(SOS, x.astype(np.float64))) <= TOLERANCE[np.float32]
+
+
+# --- outputs too large for memory -------------------------------------------------------------
+
+C, N = 64, 600_000  # float32 outputs of 147 MiB, above validation.UNMEASURED_OUTPUT_BYTES
+
+#: Each operation on a signal ``x`` (channels by samples) with an output of at least C x N.
+OUTPUT_CASES = {
+    "sosfilt": lambda x: dspk.sosfilt(SOS, x),
+    "lfilter": lambda x: dspk.lfilter(*BA, x),
+    "sosfiltfilt": lambda x: dspk.sosfiltfilt(SOS, x),
+    "filtfilt": lambda x: dspk.filtfilt(*BA, x),
+    "filtfilt-gust": lambda x: dspk.filtfilt(*BA, x, method="gust"),
+    "convolve": lambda x: dspk.convolve(x, H[None].astype(x.dtype)),
+    "correlate": lambda x: dspk.correlate(x, H[None].astype(x.dtype)),
+    "fftconvolve": lambda x: dspk.fftconvolve(x, H[None].astype(x.dtype), axes=1),
+    "oaconvolve": lambda x: dspk.oaconvolve(x, H[None].astype(x.dtype), axes=1),
+    "rfft": lambda x: dspk.rfft(x),
+    "fft": lambda x: dspk.fft(x),
+    "irfft": lambda x: dspk.irfft(x),
+    "hilbert": lambda x: dspk.hilbert(x),
+    "detrend": lambda x: dspk.detrend(x),
+    "csd": lambda x: dspk.csd(x[:, np.newaxis, :20000], x[np.newaxis, :, :20000],
+                              nperseg=8192),
+    "stft": lambda x: dspk.stft(x, nperseg=64),
+    "spectrogram": lambda x: dspk.spectrogram(x, nperseg=64, noverlap=32),
+    "istft": lambda x: dspk.istft(np.broadcast_to(x[:, :33, np.newaxis], (C, 33, N // 32)),
+                                  nperseg=64),
+    "upfirdn": lambda x: dspk.upfirdn(H, x, 2, 3),
+    "resample_poly": lambda x: dspk.resample_poly(x, 3, 2, axis=-1),
+    "resample": lambda x: dspk.resample(x, 2 * N, axis=-1),
+    "decimate-fir": lambda x: dspk.decimate(x, 2, ftype="fir", zero_phase=False),
+    "decimate-iir": lambda x: dspk.decimate(x, 2),
+    "common_reference": lambda x: dspk.common_reference(x),
+    "whiten": lambda x: dspk.whiten(x),
+    "phase_shift": lambda x: dspk.phase_shift(x, np.linspace(0, 1, C)),
+}
+
+
+@pytest.mark.parametrize("name", OUTPUT_CASES)
+def test_output_larger_than_memory_fails_before_any_work(name, monkeypatch, rng):
+    """The output is measured against the memory free before any copy or kernel."""
+    from dspk import validation
+    from dspk.dispatch import Call
+
+    monkeypatch.setattr(validation, "free_memory", lambda: validation.UNMEASURED_OUTPUT_BYTES)
+
+    def no_kernel(*args):
+        raise AssertionError("a kernel ran before the output's size was checked")
+
+    monkeypatch.setattr(Call, "run", no_kernel)
+    # A broadcast view: the signal takes no memory, only a copy of it would.
+    x = np.broadcast_to(rng.standard_normal(N).astype(np.float32), (C, N))
+    with pytest.raises(MemoryError, match=r"the output of \w+, shape \(64, \d+(, \d+)*\) "
+                                          r"\w+ \(\d.* [MG]iB\), is larger than the 64 MiB"):
+        OUTPUT_CASES[name](x)

@@ -136,6 +136,9 @@ def _crop(full, in1_shape, in2_shape, axes, mode):
 def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
     call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime, function)
     dtype, result = _dtypes(in1, in2)
+    full = tuple(s1 + s2 - 1 if i in axes else max(s1, s2)
+                 for i, (s1, s2) in enumerate(zip(in1.shape, in2.shape)))
+    validation.output_fits(function, in1, dtype, full)
     x = in1.astype(dtype, copy=False)
     h = in2.astype(dtype, copy=False)
     if reverse:

@@ -46,6 +46,7 @@ def filtfilt_gust(b, a, x, axis, irlen, runtime):
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
+    validation.output_fits("filtfilt", x, dtype)
     host = np.moveaxis(np.asarray(to_numpy(x), dtype=dtype), axis, -1)
     order, n = len(a) - 1, host.shape[-1]
     if irlen is not None:

@@ -146,6 +146,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     call, x = Call.start(runtime, x, "x", "common_reference")
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
+    validation.output_fits("common_reference", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     members = channel_groups(groups, view.channels)
     problem = view.problem("common_reference", operator=operator)
@@ -266,6 +267,7 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     eps = _eps(eps)
     if not isinstance(apply_mean, (bool, np.bool_)):
         raise TypeError(f"apply_mean must be True or False; got {apply_mean!r}")
+    validation.output_fits("whiten", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     given = None if W is None else _given_matrix(call, W, view.channels)
     signal = call.native(view.array)
@@ -345,6 +347,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
         raise ValueError(f"x must be 1-D (one channel) or 2-D (channels by samples); got "
                          f"shape {tuple(x.shape)}")
     dtype = validation.compute_dtype(x)
+    validation.output_fits("phase_shift", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     shifts = _shifts(call, shifts, view.channels)
     margin = validation.integer(margin, "margin", minimum=0)

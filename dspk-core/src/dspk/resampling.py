@@ -158,9 +158,10 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     mode = _mode(mode, x.shape[axis], "mode")
     cval = _real(cval, "cval")
+    n_out = _full_length(len(h), x.shape[axis], up, down)
+    validation.output_fits("upfirdn", x, dtype, validation.with_length(x.shape, axis, n_out))
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    y = _upfirdn(call, view, h, up, down, mode, cval, 0,
-                 _full_length(len(h), view.samples, up, down))
+    y = _upfirdn(call, view, h, up, down, mode, cval, 0, n_out)
     return call.give_back(view.restore(y))
 
 
@@ -234,11 +235,12 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     mode = "constant" if padtype in _BACKGROUNDS else _mode(padtype, x.shape[axis], "padtype")
     common = math.gcd(up, down)
     up, down = up // common, down // common
+    n_out = -(-x.shape[axis] * up // down)
+    validation.output_fits("resample_poly", x, dtype, validation.with_length(x.shape, axis, n_out))
     x = x.astype(dtype, copy=False)
     if up == down == 1:
         return call.give_back(x.copy())
     taps, half_len = antialiasing_taps(call, window, up, down)
-    n_out = -(-x.shape[axis] * up // down)
     pre_pad = down - half_len % down
     first = (half_len + pre_pad) // down
     # Zeros after the taps until the whole output reaches the last sample kept, as scipy.
@@ -350,6 +352,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     axis = validation.signal(x, axis)
     dtype = validation.compute_dtype(x)
     num = validation.integer(num, "num", minimum=1)
+    validation.output_fits("resample", x, dtype, validation.with_length(x.shape, axis, num))
     samples = x.shape[axis]
     weights = _spectral_weights(call, window, samples, num)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -441,8 +444,10 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
         b = coefficients[0]
         if zero_phase:
             return resample_poly(x, 1, q, axis=axis, window=b, runtime=runtime)
+        n_out = -(-x.shape[axis] // q)
+        validation.output_fits("decimate", x, dtype, validation.with_length(x.shape, axis, n_out))
         view = Signal2D.of(x.astype(dtype, copy=False), axis)
-        y = _upfirdn(call, view, b, 1, q, "constant", 0.0, 0, -(-view.samples // q))
+        y = _upfirdn(call, view, b, 1, q, "constant", 0.0, 0, n_out)
         return call.give_back(view.restore(y))
     if kind == "sos":
         run = filtering.sosfiltfilt if zero_phase else filtering.sosfilt

@@ -151,6 +151,9 @@ def _transform(kind, x, n, axis, norm, workers, plan, runtime):
             raise ValueError(f"n: irfft of {length} point(s) gives 2 * ({length} - 1) = 0 "
                              "samples; pass a positive n")
     n = validation.integer(n, "n", minimum=1)
+    out_samples = n // 2 + 1 if kind == "rfft" else n
+    validation.output_fits(kind, x, _real(dtype) if kind == "irfft" else _complex(dtype),
+                           validation.with_length(x.shape, axis, out_samples))
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     problem = _problem("fft", view, dtype, n, kind=kind, complex=dtype.kind == "c")
     y = call.run(problem, call.native(view.array), view.axis, n, kind, norm)
@@ -360,6 +363,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
         raise ValueError(f"x must be real; got dtype {x.dtype}")
     dtype = validation.compute_dtype(x)
     n = x.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
+    validation.output_fits("hilbert", x, _complex(dtype), validation.with_length(x.shape, axis, n))
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     y = call.run(_problem("hilbert", view, dtype, n), call.native(view.array), view.axis, n)
     return call.give_back(view.restore(y))
@@ -418,6 +422,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     dtype = computation_dtype(data, "data")
     length = data.shape[axis]
     pieces = (0, length) if kind == "constant" else _break_points(call, bp, length)
+    validation.output_fits("detrend", data, dtype)
     view = Signal2D.of(data.astype(dtype, copy=False), axis)
     y = call.run(_problem("detrend", view, dtype, kind=kind), call.native(view.array),
                  view.axis, kind, pieces)
@@ -582,6 +587,19 @@ def _median_bias(count: int) -> float:
 
 # --- averaged spectra: welch, csd, periodogram, coherence --------------------------------
 
+def _outer_shape(x, x_axis: int, y, y_axis: int | None) -> tuple[int, ...]:
+    """The result's shape without its frequency axis: ``x``'s and ``y``'s, broadcast."""
+    x_outer = x.shape[:x_axis] + x.shape[x_axis + 1:]
+    if y is None:
+        return x_outer
+    y_outer = y.shape[:y_axis] + y.shape[y_axis + 1:]
+    try:
+        return np.broadcast_shapes(x_outer, y_outer)
+    except ValueError:
+        raise ValueError(f"x and y cannot be broadcast together: their shapes without the time "
+                         f"axis are {x_outer} and {y_outer}") from None
+
+
 def _paired_views(x, x_axis: int, y, y_axis: int, axis: Any) -> tuple[Any, Any, Signal2D]:
     """2-D arrays of ``x`` and ``y`` with one time axis, and the view the result takes.
 
@@ -591,11 +609,7 @@ def _paired_views(x, x_axis: int, y, y_axis: int, axis: Any) -> tuple[Any, Any, 
     """
     x_outer = x.shape[:x_axis] + x.shape[x_axis + 1:]
     y_outer = y.shape[:y_axis] + y.shape[y_axis + 1:]
-    try:
-        outer = np.broadcast_shapes(x_outer, y_outer)
-    except ValueError:
-        raise ValueError(f"x and y cannot be broadcast together: their shapes without the time "
-                         f"axis are {x_outer} and {y_outer}") from None
+    outer = _outer_shape(x, x_axis, y, y_axis)
     out_axis = validation.check_axis(axis, len(outer) + 1)
 
     def full(v, v_axis):
@@ -613,9 +627,12 @@ def _paired_views(x, x_axis: int, y, y_axis: int, axis: Any) -> tuple[Any, Any, 
     return arrays[0], arrays[1], result
 
 
-def _averaged(call: Call, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
-              scaling, axis, average):
-    """Frequencies and the segment-averaged |X|² (``y`` None) or conj(X)·Y, as scipy's csd."""
+def _averaged(name, call: Call, x, y, fs, window, nperseg, noverlap, nfft, detrend,
+              return_onesided, scaling, axis, average):
+    """Frequencies and the segment-averaged |X|² (``y`` None) or conj(X)·Y, as scipy's csd.
+
+    ``name`` is the public function's, for errors.
+    """
     x_axis = validation.signal(x, axis)
     y_axis = None if y is None else validation.signal(y, axis, "y")
     fs = sampling_rate(fs)
@@ -626,6 +643,9 @@ def _averaged(call: Call, x, y, fs, window, nperseg, noverlap, nfft, detrend, re
     length = x.shape[x_axis] if y is None else max(x.shape[x_axis], y.shape[y_axis])
     segments = _segments(call, window, nperseg, noverlap, nfft, detrend, length,
                          dtype.kind == "c" or not return_onesided)
+    shape = list(_outer_shape(x, x_axis, y, y_axis))
+    shape.insert(validation.check_axis(axis, len(shape) + 1), segments.bins)
+    validation.output_fits(name, x, _real(dtype) if y is None else _complex(dtype), tuple(shape))
     count = segments.count(length)
     weights = segments.scale(fs, scaling) * segments.doubling()
     if average == "median":
@@ -708,8 +728,8 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
     (dtype('float32'), (4, 257), True)
     """
     call, x = Call.start(runtime, x, "x", "welch")
-    return _averaged(call, x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
-                     scaling, axis, average)
+    return _averaged("welch", call, x, None, fs, window, nperseg, noverlap, nfft, detrend,
+                     return_onesided, scaling, axis, average)
 
 
 def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
@@ -769,8 +789,8 @@ def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=
     call, x = Call.start(runtime, x, "x", "csd")
     same = y is x
     y = None if same else call.take(y, "y")
-    return _averaged(call, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
-                     scaling, axis, average)
+    return _averaged("csd", call, x, y, fs, window, nperseg, noverlap, nfft, detrend,
+                     return_onesided, scaling, axis, average)
 
 
 def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", return_onesided=True,
@@ -830,8 +850,8 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
     if size not in (None, nperseg):
         raise ValueError(f"window must have {nperseg} samples, as many as x along axis "
                          f"(or nfft, when smaller); got {size}")
-    return _averaged(call, x, None, fs, window, nperseg, 0, nfft, detrend, return_onesided,
-                     scaling, axis, "mean")
+    return _averaged("periodogram", call, x, None, fs, window, nperseg, 0, nfft, detrend,
+                     return_onesided, scaling, axis, "mean")
 
 
 def coherence(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
@@ -941,7 +961,6 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
     fs = sampling_rate(fs)
     validation.choice(boundary, _BOUNDARIES, "boundary")
     dtype = computation_dtype(x, "x")
-    x = x.astype(dtype, copy=False)
     if dtype.kind == "c" and return_onesided:
         warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
     segments = _segments(call, window, nperseg, noverlap, nfft, detrend, x.shape[index],
@@ -949,6 +968,11 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
     edge, pad = _extension(x.shape[index], segments, boundary, padded)
     samples = x.shape[index] + 2 * edge + pad
     times = _segment_times(samples, segments, boundary is not None, fs)
+    validation.output_fits(
+        "stft" if value == "complex" else "spectrogram", x,
+        _complex(dtype) if value == "complex" else _real(dtype),
+        (*x.shape[:index], *x.shape[index + 1:], segments.bins, len(times)))
+    x = x.astype(dtype, copy=False)
     scale = segments.scale(fs, scaling)
     weights = np.sqrt(scale * segments.doubling() if value == "power" else
                       np.full(segments.bins, scale))
@@ -1243,6 +1267,9 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     gain = window.sum() if scaling == "spectrum" else np.sqrt(fs * (window ** 2).sum())
     trim = nperseg // 2 if boundary else 0
     divisor = _overlap_divisor(window, step, count, trim, boundary)
+    validation.output_fits("istft", z, _real(dtype),
+                           (*(z.shape[i] for i in range(z.ndim) if i not in (f_axis, t_axis)),
+                            divisor.size))
     outer = [i for i in range(z.ndim) if i not in (f_axis, t_axis)]
     outer_shape = tuple(z.shape[i] for i in outer)
     stacked = z.astype(dtype, copy=False).transpose(*outer, f_axis, t_axis)

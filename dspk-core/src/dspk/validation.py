@@ -6,7 +6,9 @@ bad input never reaches a kernel.
 
 from __future__ import annotations
 
+import math
 import operator
+import os
 from typing import Any
 
 import numpy as np
@@ -72,6 +74,81 @@ def check_axis(axis: Any, ndim: int, name: str = "axis") -> int:
     if not -ndim <= index < ndim:
         raise ValueError(f"{name}={axis} is out of range for an array of {ndim} dimension(s)")
     return index % ndim
+
+
+#: Outputs up to this size are not measured against the memory free: reading how
+#: much is free costs more than refusing such an output could save.
+UNMEASURED_OUTPUT_BYTES = 64 << 20
+
+
+def free_memory() -> int | None:
+    """Bytes this machine can still give: available memory and free swap.
+
+    Linux's ``MemAvailable`` and ``SwapFree``; elsewhere the physical memory;
+    None where neither is known.
+    """
+    try:
+        with open("/proc/meminfo", "rb") as meminfo:
+            fields = dict(line.split(b":", 1) for line in meminfo)
+        return sum(int(fields[key].split()[0]) << 10 for key in (b"MemAvailable", b"SwapFree"))
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _bytes_text(n: int) -> str:
+    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
+
+
+def output_fits(name: str, x: Any, dtype: Any, shape: tuple[int, ...] | None = None) -> None:
+    """Refuse, before any work, a host output larger than the memory free.
+
+    Parameters
+    ----------
+    name : str
+        The operation, named in the error.
+    x : array
+        The signal as the operation took it: a NumPy array has a host output;
+        a runtime's array has a device output, which its runtime checks.
+    dtype : data-type
+        The output's dtype.
+    shape : tuple of int, optional
+        The output's shape; ``x``'s by default.
+
+    Examples
+    --------
+    >>> output_fits("sosfilt", np.zeros((4, 100)), np.float64)
+    >>> output_fits("sosfilt", np.broadcast_to(np.float32(1), (10**6, 10**9)), np.float32)
+    Traceback (most recent call last):
+    MemoryError: the output of sosfilt, shape (1000000, 1000000000) float32 (3.73e+06 GiB), ...
+    """
+    if not isinstance(x, np.ndarray):
+        return
+    shape = tuple(x.shape if shape is None else shape)
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    if size <= UNMEASURED_OUTPUT_BYTES:
+        return
+    free = free_memory()
+    if free is not None and size > free:
+        raise MemoryError(f"the output of {name}, shape {shape} {dtype} ({_bytes_text(size)}), "
+                          f"is larger than the {_bytes_text(free)} of memory free here "
+                          "(available memory and swap); process the signal in parts: "
+                          "dspk.streaming, dspk.dask, or `dspk filter` for a recording on disk")
+
+
+def with_length(shape: tuple[int, ...], axis: int, n: int) -> tuple[int, ...]:
+    """``shape`` with ``n`` along ``axis``: an output's shape from its input's.
+
+    Examples
+    --------
+    >>> with_length((3, 100), 1, 50)
+    (3, 50)
+    """
+    return (*shape[:axis], n, *shape[axis + 1:])
 
 
 def finite(values: np.ndarray, name: str) -> None:
