@@ -214,7 +214,7 @@ def test_fft_convolution_keeps_nan_in_its_channel(runtime, variant, axis, rng):
     assert rel_l2(y[[0, 3, 4]], expected[[0, 3, 4]]) <= TOLERANCE[np.float32]
 
 
-# --- byte order -------------------------------------------------------------------------------
+# --- byte order and memory layout ---------------------------------------------------------------
 
 def swapped(a: np.ndarray) -> np.ndarray:
     """``a`` in the other byte order (big-endian on a little-endian machine)."""
@@ -226,7 +226,7 @@ W = np.eye(3) + 0.1
 
 #: Each operation with every array argument passed through ``s``, and scipy's result
 #: (None where scipy has no such operation).
-BYTE_ORDER_CASES = {
+CALLS = {
     "sosfilt": (lambda x, s: dspk.sosfilt(s(SOS), x, zi=s(np.ones((len(SOS), 3, 2))))[0],
                 lambda x: signal.sosfilt(SOS, x, zi=np.ones((len(SOS), 3, 2)))[0]),
     "lfilter": (lambda x, s: dspk.lfilter(s(BA[0]), s(BA[1]), x),
@@ -258,11 +258,11 @@ BYTE_ORDER_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", BYTE_ORDER_CASES)
+@pytest.mark.parametrize("name", CALLS)
 @pytest.mark.parametrize("dtype", ["f4", "f8", "i2"])
 def test_other_byte_order_is_taken_as_native(name, dtype, rng):
     """Big-endian input (FITS, MATLAB) gives the native-order input's result and dtype."""
-    call, reference = BYTE_ORDER_CASES[name]
+    call, reference = CALLS[name]
     native = (rng.standard_normal((3, 600)) * 1000).astype(dtype)
     y = call(swapped(native), swapped)
     expected = call(native, lambda a: a)
@@ -272,6 +272,34 @@ def test_other_byte_order_is_taken_as_native(name, dtype, rng):
         assert rel_l2(y, reference(native.astype(np.float64))) <= 1e-10
 
 
+def odd_view(a: np.ndarray, views: list) -> np.ndarray:
+    """``a``'s values in a read-only view with strides of -2 elements; kept in ``views``."""
+    buffer = np.zeros(tuple(2 * n for n in a.shape), a.dtype)
+    view = buffer[(slice(None, None, -2),) * a.ndim]
+    view[...] = a
+    view.flags.writeable = False
+    views.append((view, a.copy()))
+    return view
+
+
+@pytest.mark.parametrize("name", CALLS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_strided_read_only_arguments_are_read_and_left_alone(runtime, dtype, name, rng):
+    """Signals and parameters in reversed, strided, read-only views give the contiguous result."""
+    open_backend(runtime)
+    call, reference = CALLS[name]
+    x = rng.standard_normal((3, 600)).astype(dtype)
+    views = []
+    with dspk.runtime.using(runtime):
+        y = call(odd_view(x, views), lambda a: odd_view(a, views))
+        expected = (call(x, lambda a: a) if reference is None
+                    else reference(x.astype(np.float64)))
+    assert rel_l2(y, expected) <= TOLERANCE[dtype]
+    for view, values in views:
+        np.testing.assert_array_equal(view, values)
+
+
 def test_dask_array_of_other_byte_order_is_taken_as_native(rng):
     da = pytest.importorskip("dask.array")
     import dspk.dask
@@ -279,7 +307,8 @@ def test_dask_array_of_other_byte_order_is_taken_as_native(rng):
     x = rng.standard_normal((3, 600)).astype(np.float32)
     y = dspk.dask.sosfilt(SOS, da.from_array(swapped(x), chunks=(3, 200)))
     assert y.dtype == np.float32
-    assert rel_l2(y.compute(scheduler="sync"), signal.sosfilt(SOS, x.astype(np.float64))) <= TOLERANCE[np.float32]
+    expected = signal.sosfilt(SOS, x.astype(np.float64))
+    assert rel_l2(y.compute(scheduler="sync"), expected) <= TOLERANCE[np.float32]
 
 
 # --- outputs too large for memory -------------------------------------------------------------
