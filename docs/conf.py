@@ -6,6 +6,12 @@ by myst-parser); the API reference comes from the docstrings (numpydoc).
 """
 
 from importlib.metadata import version as _version
+from pathlib import Path
+
+from dspk.operations import reference
+
+# The kernel operations' reference page, generated from their specs (not in git).
+(Path(__file__).parent / "api" / "kernels.md").write_text(reference())
 
 project = "dspk"
 author = "the dspk authors"

@@ -219,3 +219,33 @@ def test_the_kit_refuses_a_runtime_that_is_not_installed():
     assert result.returncode == 2
     assert "'nosuch' is not an installed runtime; installed: " in result.stderr
     assert "cpu" in result.stderr and "passed" not in result.stdout
+
+
+def test_kernels_of_a_version_1_plugin_are_called_by_position(monkeypatch):
+    """API version 2 calls kernels by keyword; a version-1 runtime's kernels, whose
+    parameter names may differ, are still called by position for one release."""
+    import numpy as np
+
+    from dspk.operations import OPERATIONS, variants_of
+    from dspk.plugin import Backend, RuntimeSpec, Variant
+    from dspk.registry import registry
+
+    class Old(Backend):
+        name = "old"
+
+        def device(self):
+            return "old"
+
+        def fingerprint(self):
+            return {}
+
+        def variants(self, op):
+            whole = Variant("old-fft", lambda a, b, c, d, e: np.fft.rfft(a, n=c, axis=b), "1")
+            return [whole] if op == "fft" else []
+
+    spec = RuntimeSpec(name="old", priority=1, is_gpu=False, load="old:Old", api_version=1)
+    monkeypatch.setattr(registry(), "specs", [*registry().specs, spec])
+    x = np.random.default_rng(0).standard_normal((2, 16))
+    (variant,) = variants_of(Old(), "fft")
+    y = OPERATIONS["fft"].call(variant, (x, 1, 16, "rfft", "backward"))
+    assert np.allclose(y, np.fft.rfft(x, axis=1))

@@ -15,7 +15,7 @@ import numpy as np
 
 from dspk import pieces
 from dspk.arrays import owner, to_numpy
-from dspk.operations import KERNELS_OF
+from dspk.operations import KERNELS_OF, OPERATIONS
 from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning.tuner import choose
@@ -108,7 +108,7 @@ class Call:
         if pieces.too_large(self, args):
             return pieces.run_in_pieces(self, problem, args)
         try:
-            return choose(self.backend, problem, args).run(*args)
+            return OPERATIONS[problem.op].call(choose(self.backend, problem, args), args)
         except ArrayTooLarge:
             if self.native_in or not pieces.can_split(problem):
                 raise

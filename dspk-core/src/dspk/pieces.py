@@ -158,10 +158,11 @@ def on_device(backend: Backend, dtype: Any, args: Any) -> list:
 
 
 def _run_piece(call: Call, problem: Problem, args: list) -> tuple:
+    from dspk.operations import OPERATIONS
     from dspk.tuning.tuner import choose
 
     args = on_device(call.backend, problem.dtype, args)
-    result = choose(call.backend, problem, tuple(args)).run(*args)
+    result = OPERATIONS[problem.op].call(choose(call.backend, problem, tuple(args)), args)
     results = result if isinstance(result, tuple) else (result,)
     return tuple(None if r is None else call.backend.to_numpy(r) for r in results)
 

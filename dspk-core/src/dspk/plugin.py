@@ -1,94 +1,18 @@
 """What a runtime plugin implements: the whole surface a runtime author learns.
 
-A runtime package imports this module and nothing else of dspk. It declares
+A runtime package imports this module, and :mod:`dspk.operations` for the
+calling conventions and example inputs, and nothing else of dspk. It declares
 itself with a :class:`RuntimeSpec` from the ``dspk_register_runtimes`` hook
 (see :mod:`dspk.hookspec`), and its ``load`` target returns a :class:`Backend`.
 
 Kernel calling conventions
 --------------------------
-The core validates and normalises every argument before a kernel runs, so a
-kernel sees only well-formed input: ``x`` is a 2-D native array whose time axis
-is ``axis`` (0 or 1, either memory order, maybe strided); coefficients are
-native arrays of ``x``'s dtype; ``sos[:, 3] == 1`` and ``a[0] == 1``; ``b`` and
-``a`` have one length ``K``. ``C`` below is the size of the non-time axis.
-
-sosfilt
-    ``run(sos, x, axis, zi) -> (y, zf)``; ``zi`` is None or
-    ``(n_sections, C, 2)``; ``zf`` is None when ``zi`` is.
-lfilter
-    ``run(b, a, x, axis, zi) -> (y, zf)``; ``zi`` is None or
-    ``(C, K - 1)``.
-sosfiltfilt
-    ``run(sos, x, axis, padtype, padlen, zi) -> y``; ``zi`` is
-    ``sosfilt_zi(sos)``, shape ``(n_sections, 2)``; ``padtype`` is
-    ``"odd"``, ``"even"``, ``"constant"`` or None; ``padlen`` is
-    checked to be below the signal length.
-filtfilt
-    ``run(b, a, x, axis, padtype, padlen, zi) -> y``; ``zi`` is
-    ``lfilter_zi(b, a)``, shape ``(K - 1,)``.
-convolve
-    ``run(x, h, axis) -> y``: the full convolution of every channel
-    with its row of ``h``, shape ``(1 or C, k)``; ``y`` has
-    ``n + k - 1`` samples and ``x``'s layout.
-fft
-    ``run(x, axis, n, kind, norm) -> y``; ``kind`` is "rfft",
-    "irfft", "fft" or "ifft"; ``norm`` is "backward", "ortho" or
-    "forward"; ``x`` is real for rfft, complex for irfft, either
-    for fft/ifft; ``y`` has ``n // 2 + 1`` (rfft) or ``n``
-    samples along ``axis``, complex except for irfft.
-hilbert
-    ``run(x, axis, n) -> y``: the complex analytic signal of real
-    ``x`` from its ``n``-point FFT.
-detrend
-    ``run(x, axis, kind, bp) -> y``; ``kind`` is "constant" or
-    "linear"; ``bp`` holds the piece boundaries ``(0, ..., n)``.
-stft
-    ``run(x, axis, window, step, nfft, detrend, sides, boundary,
-    pad, weights, value) -> z``: extend by ``len(window) // 2``
-    at both ends as ``boundary`` says, append ``pad`` zeros, cut
-    segments ``step`` apart, detrend, window, FFT to ``nfft``,
-    times ``weights`` per bin; ``value`` is "complex", "power",
-    "magnitude", "angle" or "phase"; frequencies along ``axis``,
-    segments as a new last axis.
-csd
-    ``run(x, y, axis, window, step, nfft, detrend, sides, weights,
-    average) -> p``: ``weights`` times the mean or median over
-    segments of ``conj(X) Y`` (of ``|X|**2`` when ``y`` is None).
-istft
-    ``run(z, window, step, nfft, sides, divisor, trim) -> x``: ``z``
-    is (channels, bins, segments); inverse FFT, window, overlap-add,
-    divide samples ``trim:trim + len(divisor)`` by ``divisor``.
-upfirdn
-    ``run(h, x, axis, up, down, left, right, start, stop) -> y``:
-    samples ``start:stop`` of ``y[k] = sum_j h[j] u[k down - j]``,
-    ``u`` being ``x`` extended by ``left``/``right`` (None: zeros;
-    else ``E`` samples along ``axis``) and upsampled by ``up`` with
-    zeros, never formed.
-resample
-    ``run(x, axis, num, weights) -> y``:
-    ``irfft(rfft(x)[:m] * weights, num)`` along ``axis``, with
-    ``m = min(n, num) // 2 + 1``.
-common_reference
-    ``run(x, axis, groups, operator) -> y``: each group's channels
-    minus the group's per-sample median or mean (``operator``);
-    ``groups`` is a tuple of disjoint int64 host arrays of channel
-    indices; channels in no group are 0.
-channel_mean
-    ``run(x, axis) -> mean``: float64, shape ``(C,)``.
-channel_covariance
-    ``run(x, axis, mean) -> cov``: float64 ``(C, C)``,
-    ``Xc Xc.T / n`` with ``Xc = x - mean`` (``mean`` None or float64).
-median_of_squares
-    ``run(x, axis, mean) -> m``: the median of
-    ``(x - mean) ** 2`` over every channel and sample.
-apply_channel_matrix
-    ``run(W, x, axis, mean) -> y``: ``W @ (x - mean)`` on
-    channels by samples; ``W`` is ``(C, C)`` in ``x``'s dtype.
-phase_shift
-    ``run(x, axis, shifts, margin) -> y``: pad each channel with
-    ``margin`` zeros at both ends (``L = n + 2 margin``), rfft of
-    length ``L``, times ``exp(-2j pi k shift / L)``, irfft, the
-    middle ``n`` samples; ``shifts`` float64 host ``(C,)``.
+Each kernel operation's calling convention is its
+:class:`dspk.operations.Operation` (``dspk.operations.OPERATIONS[name]``):
+the arguments' names, in order, the results, what they hold, and the
+convention's own version. Kernels are called by keyword with those names,
+and never write their arguments. The reference page of the kernel operations
+lists them all.
 """
 
 from __future__ import annotations
@@ -105,10 +29,17 @@ from typing import Any
 import numpy as np
 import pluggy
 
-#: Version of the plugin interface. It rises when a hook, a kernel calling
-#: convention or a :class:`Backend` method changes incompatibly; the core
-#: refuses a plugin that declares another version.
-API_VERSION = 1
+#: Version of the plugin interface. It rises when a hook, the way kernels are
+#: called or a :class:`Backend` method changes incompatibly; a single
+#: operation's calling convention has its own version
+#: (:attr:`dspk.operations.Operation.version`). Version 2 calls kernels by
+#: keyword; version 1 called them by position.
+API_VERSION = 2
+
+#: The versions the core takes: a plugin that declares another is refused.
+#: The kernels of a version-1 plugin are called by position, for one more
+#: release.
+API_VERSIONS = (1, 2)
 
 #: Marks a plugin's hook implementations (see :mod:`dspk.hookspec`).
 hookimpl = pluggy.HookimplMarker("dspk")
@@ -265,19 +196,25 @@ class Variant:
     name : str
         Unique within the operation, such as ``"numba-channel-blocks"``.
     run : callable
-        Follows the operation's kernel calling convention (module docstring).
+        Follows the operation's kernel calling convention (its
+        :class:`dspk.operations.Operation`), and is called by keyword.
     source : str
         Identifies the kernel's code (see :func:`source_hash`): when it
         changes, only this variant's tuning results are measured again.
     supports : callable
         ``supports(problem) -> bool``; a variant that returns False is never
         chosen for that problem.
+    version : int
+        The version of the operation's calling convention ``run`` follows
+        (:attr:`dspk.operations.Operation.version`); a variant of another
+        version is passed over, with a warning.
     """
 
     name: str
     run: Callable[..., Any]
     source: str
     supports: Callable[[Problem], bool] = field(default=_always, compare=False)
+    version: int = 1
 
 
 def source_hash(*parts: Any) -> str:

@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 import pluggy
 
 from dspk import hookspec
-from dspk.plugin import API_VERSION, Backend, DeviceUnavailable, RuntimeSpec
+from dspk.plugin import API_VERSIONS, Backend, DeviceUnavailable, RuntimeSpec
 
 ENTRY_POINT_GROUP = "dspk.runtimes"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -105,9 +105,10 @@ def _spec_problem(spec: object, taken: dict[str, str], plugin: str) -> str | Non
     if spec.name in taken:
         return (f"plugin {plugin!r} declared the runtime {spec.name!r}, "
                 f"which plugin {taken[spec.name]!r} already declared")
-    if spec.api_version != API_VERSION:
+    if spec.api_version not in API_VERSIONS:
         return (f"plugin {plugin!r} declared runtime {spec.name!r} for plugin API "
-                f"version {spec.api_version!r}; this dspk speaks version {API_VERSION}")
+                f"version {spec.api_version!r}; this dspk speaks versions "
+                f"{', '.join(map(str, API_VERSIONS))}")
     if type(spec.priority) is not int or type(spec.is_gpu) is not bool:
         return (f"plugin {plugin!r} declared runtime {spec.name!r} with priority "
                 f"{spec.priority!r} and is_gpu {spec.is_gpu!r}; they must be int and bool")

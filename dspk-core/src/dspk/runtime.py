@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dspk.operations import variants_of
 from dspk.plugin import Backend, OperationNotImplemented, UnsupportedDtype
 from dspk.registry import RuntimeUnavailableError, registry
 
@@ -80,7 +81,7 @@ def _explicit() -> str | None:
 
 def _lacks(backend: Backend, kernels: Sequence[str]) -> tuple[str, ...]:
     """The kernel operations of ``kernels`` that ``backend`` has no variant of."""
-    return tuple(op for op in kernels if not backend.variants(op))
+    return tuple(op for op in kernels if not variants_of(backend, op))
 
 
 def _able(kernels: Sequence[str]) -> list[str]:

@@ -85,16 +85,16 @@ class Launched:
     Parameters
     ----------
     kernel : callable
-        Follows its operation's calling convention, with a :class:`Launch` after
-        the convention's arguments.
+        Follows its operation's calling convention, with a :class:`Launch` as
+        its last argument, ``launch``.
     launch : Launch
     """
 
     kernel: Callable[..., Any]
     launch: Launch
 
-    def __call__(self, *args: Any) -> Any:
-        return self.kernel(*args, self.launch)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.kernel(*args, **kwargs, launch=self.launch)
 
 
 def tuned_variants(name: str, kernel: Callable[..., Any], source: str,

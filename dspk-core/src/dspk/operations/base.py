@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from dspk.pieces import Pieces, on_device
-from dspk.plugin import Problem
+from dspk.plugin import Problem, Variant
 
 
 def bucket(n: int) -> int:
@@ -59,27 +60,73 @@ def time_axis(problem: Problem) -> int:
 
 @dataclass(frozen=True)
 class Operation:
-    """A kernel operation as the tuner sees it.
+    """A kernel operation: its calling convention, and what the tuner needs of it.
+
+    Kernels are called by keyword, with the names of ``signature``. The core
+    has checked and normalised every argument before, so a kernel sees only
+    well-formed input: ``x`` is a 2-D native array whose time axis is
+    ``axis`` (0 or 1, either memory order, maybe strided); coefficients are
+    native arrays of ``x``'s dtype; ``sos[:, 3] == 1`` and ``a[0] == 1``;
+    ``b`` and ``a`` have one length ``K``; ``C`` is the size of the non-time
+    axis.
 
     Parameters
     ----------
     name : str
-        As in the kernel calling conventions of :mod:`dspk.plugin`.
+        Such as ``"sosfilt"``.
     grid_params : tuple of dict
         The parameter sets that :func:`dspk.runtime.autotune` tunes.
     example_args : callable
-        ``example_args(problem, rng)``: NumPy arguments to time kernels on;
-        arrays of the problem's dtype are data, float64 arrays are parameters
-        that calls keep on the host (means, shifts).
+        ``example_args(problem, rng)``: NumPy arguments to time kernels on,
+        in the order of ``signature``; arrays of the problem's dtype are data,
+        float64 arrays are parameters that calls keep on the host (means,
+        shifts).
     pieces : dspk.pieces.Pieces or None
         How a call on an input too large for a device splits into calls on
         smaller ones; None when it cannot.
+    signature : str
+        ``"inputs -> results"``, such as ``"sos, x, axis, zi -> y, zf"``.
+    description : str
+        What a kernel computes and what its arguments hold, beyond the
+        normalisation above.
+    writes : tuple of str
+        The arguments a kernel may write; none (kernels never write their
+        inputs, and the conformance kit checks it).
+    version : int
+        The version of this calling convention; it rises when the convention
+        changes, and a :class:`~dspk.plugin.Variant` of another version is
+        passed over, for this operation only.
     """
 
     name: str
     grid_params: tuple[dict, ...]
     example_args: Callable[[Problem, np.random.Generator], tuple]
     pieces: Pieces | None = None
+    signature: str = field(kw_only=True)
+    description: str = field(kw_only=True)
+    writes: tuple[str, ...] = field(default=(), kw_only=True)
+    version: int = field(default=1, kw_only=True)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The argument names, in calling order.
+
+        Examples
+        --------
+        >>> from dspk.operations import OPERATIONS
+        >>> OPERATIONS["sosfilt"].inputs
+        ('sos', 'x', 'axis', 'zi')
+        """
+        return tuple(self.signature.split(" -> ")[0].split(", "))
+
+    @property
+    def results(self) -> tuple[str, ...]:
+        """The result names: one, or a tuple's."""
+        return tuple(self.signature.split(" -> ")[1].split(", "))
+
+    def call(self, variant: Variant, args: Sequence[Any]) -> Any:
+        """Run ``variant`` on ``args`` (in calling order), by keyword."""
+        return variant.run(**dict(zip(self.inputs, args)))
 
     def device_args(self, backend, problem: Problem, rng: np.random.Generator) -> tuple:
         """:attr:`example_args` as calls pass them to ``backend``: data as its native

@@ -47,13 +47,27 @@ def _convolve_args(problem, rng):
 
 OPERATIONS = (
     Operation("sosfilt", ({"sections": 4},), _sosfilt_args,
-              Pieces("channels", {1: OTHER}, 2, {3: 1}, (OTHER, 1), carries_state=3)),
+              Pieces("channels", {1: OTHER}, 2, {3: 1}, (OTHER, 1), carries_state=3),
+              signature="sos, x, axis, zi -> y, zf",
+              description=('``zi`` is None or ``(n_sections, C, 2)``; ``zf`` is None when ``zi`` '
+                           'is.')),
     Operation("lfilter", ({"order": 4},), _lfilter_args,
-              Pieces("channels", {2: OTHER}, 3, {4: 0}, (OTHER, 0), carries_state=4)),
+              Pieces("channels", {2: OTHER}, 3, {4: 0}, (OTHER, 0), carries_state=4),
+              signature="b, a, x, axis, zi -> y, zf",
+              description='``zi`` is None or ``(C, K - 1)``.'),
     Operation("sosfiltfilt", ({"sections": 4},), _sosfiltfilt_args,
-              Pieces("channels", {1: OTHER}, 2)),
-    Operation("filtfilt", ({"order": 4},), _filtfilt_args, Pieces("channels", {2: OTHER}, 3)),
+              Pieces("channels", {1: OTHER}, 2),
+              signature="sos, x, axis, padtype, padlen, zi -> y",
+              description=('``zi`` is ``sosfilt_zi(sos)``, shape ``(n_sections, 2)``; ``padtype`` '
+                           'is ``"odd"``, ``"even"``, ``"constant"`` or None; ``padlen`` is '
+                           'checked to be below the signal length.')),
+    Operation("filtfilt", ({"order": 4},), _filtfilt_args, Pieces("channels", {2: OTHER}, 3),
+              signature="b, a, x, axis, padtype, padlen, zi -> y",
+              description='``zi`` is ``lfilter_zi(b, a)``, shape ``(K - 1,)``.'),
     Operation("convolve", tuple({"taps": taps, "per_channel": False, "method": "auto"}
                                 for taps in (16, 128, 1024)), _convolve_args,
-              Pieces("channels", {0: OTHER}, 2, {1: 0})),
+              Pieces("channels", {0: OTHER}, 2, {1: 0}),
+              signature="x, h, axis -> y",
+              description=('The full convolution of every channel with its row of ``h``, shape '
+                           "``(1 or C, k)``; ``y`` has ``n + k - 1`` samples and ``x``'s layout.")),
 )

@@ -48,13 +48,31 @@ _STATISTIC = Pieces("time", {0: OTHER}, 1, results=("weighted-mean",))
 
 OPERATIONS = (
     Operation("common_reference", ({"operator": "median"}, {"operator": "average"}),
-              _common_reference_args, _EACH_SAMPLE),
-    Operation("channel_mean", ({},), _channel_mean_args, _STATISTIC),
-    Operation("channel_covariance", ({},), _centred_args, _STATISTIC),
+              _common_reference_args, _EACH_SAMPLE,
+              signature="x, axis, groups, operator -> y",
+              description=("Each group's channels minus the group's per-sample median or mean "
+                           '(``operator``); ``groups`` is a tuple of disjoint int64 host arrays '
+                           'of channel indices; channels in no group are 0.')),
+    Operation("channel_mean", ({},), _channel_mean_args, _STATISTIC,
+              signature="x, axis -> mean",
+              description='Float64, shape ``(C,)``.'),
+    Operation("channel_covariance", ({},), _centred_args, _STATISTIC,
+              signature="x, axis, mean -> cov",
+              description=('Float64 ``(C, C)``, ``Xc Xc.T / n`` with ``Xc = x - mean`` (``mean`` '
+                           'None or float64).')),
     Operation("median_of_squares", ({},), _centred_args,
-              Pieces("host", {0: OTHER}, 1, on_host=_median_of_squares_on_host)),
+              Pieces("host", {0: OTHER}, 1, on_host=_median_of_squares_on_host),
+              signature="x, axis, mean -> m",
+              description='The median of ``(x - mean) ** 2`` over every channel and sample.'),
     Operation("apply_channel_matrix", ({},), _apply_args,
-              Pieces("time", {1: OTHER}, 2, results=("time",))),
+              Pieces("time", {1: OTHER}, 2, results=("time",)),
+              signature="W, x, axis, mean -> y",
+              description=('``W @ (x - mean)`` on channels by samples; ``W`` is ``(C, C)`` in '
+                           "``x``'s dtype.")),
     Operation("phase_shift", ({"margin": 2048},), _phase_shift_args,
-              Pieces("channels", {0: OTHER}, 1, {2: 0})),
+              Pieces("channels", {0: OTHER}, 1, {2: 0}),
+              signature="x, axis, shifts, margin -> y",
+              description=('Pad each channel with ``margin`` zeros at both ends (``L = n + 2 '
+                           'margin``), rfft of length ``L``, times ``exp(-2j pi k shift / L)``, '
+                           'irfft, the middle ``n`` samples; ``shifts`` float64 host ``(C,)``.')),
 )

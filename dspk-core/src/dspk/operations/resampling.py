@@ -25,7 +25,15 @@ OPERATIONS = (
     # Decimation by 4 with resample_poly's filter, and upsampling by 4.
     Operation("upfirdn", ({"phase_taps": 128, "up": 1, "down": 4},
                           {"phase_taps": 32, "up": 4, "down": 1}), _upfirdn_args,
-              Pieces("channels", {1: OTHER}, 2, {5: OTHER, 6: OTHER})),
+              Pieces("channels", {1: OTHER}, 2, {5: OTHER, 6: OTHER}),
+              signature="h, x, axis, up, down, left, right, start, stop -> y",
+              description=('Samples ``start:stop`` of ``y[k] = sum_j h[j] u[k down - j]``, ``u`` '
+                           'being ``x`` extended by ``left``/``right`` (None: zeros; else ``E`` '
+                           'samples along ``axis``) and upsampled by ``up`` with zeros, never '
+                           'formed.')),
     Operation("resample", ({"num": 4096}, {"num": 65536}), _resample_args,
-              Pieces("channels", {0: OTHER}, 1)),
+              Pieces("channels", {0: OTHER}, 1),
+              signature="x, axis, num, weights -> y",
+              description=('``irfft(rfft(x)[:m] * weights, num)`` along ``axis``, with ``m = '
+                           'min(n, num) // 2 + 1``.')),
 )

@@ -91,16 +91,39 @@ _SEGMENTS = {"segment": 256, "hop": 128}
 _EACH_CHANNEL = Pieces("channels", {0: OTHER}, 1)
 
 OPERATIONS = (
-    Operation("fft", ({"kind": "rfft", "complex": False},), _fft_args, _EACH_CHANNEL),
-    Operation("hilbert", ({},), _hilbert_args, _EACH_CHANNEL),
-    Operation("detrend", ({"kind": "linear"},), _detrend_args, _EACH_CHANNEL),
+    Operation("fft", ({"kind": "rfft", "complex": False},), _fft_args, _EACH_CHANNEL,
+              signature="x, axis, n, kind, norm -> y",
+              description=('``kind`` is "rfft", "irfft", "fft" or "ifft"; ``norm`` is "backward", '
+                           '"ortho" or "forward"; ``x`` is real for rfft, complex for irfft, '
+                           'either for fft/ifft; ``y`` has ``n // 2 + 1`` (rfft) or ``n`` samples '
+                           'along ``axis``, complex except for irfft.')),
+    Operation("hilbert", ({},), _hilbert_args, _EACH_CHANNEL,
+              signature="x, axis, n -> y",
+              description='The complex analytic signal of real ``x`` from its ``n``-point FFT.'),
+    Operation("detrend", ({"kind": "linear"},), _detrend_args, _EACH_CHANNEL,
+              signature="x, axis, kind, bp -> y",
+              description=('``kind`` is "constant" or "linear"; ``bp`` holds the piece boundaries '
+                           '``(0, ..., n)``.')),
     Operation("stft", ({**_SEGMENTS, "value": "complex", "sides": "onesided",
-                        "complex": False},), _stft_args, _EACH_CHANNEL),
+                        "complex": False},), _stft_args, _EACH_CHANNEL,
+              signature=("x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, "
+                         "value -> z"),
+              description=('Extend by ``len(window) // 2`` at both ends as ``boundary`` says, '
+                           'append ``pad`` zeros, cut segments ``step`` apart, detrend, window, '
+                           'FFT to ``nfft``, times ``weights`` per bin; ``value`` is "complex", '
+                           '"power", "magnitude", "angle" or "phase"; frequencies along ``axis``, '
+                           'segments as a new last axis.')),
     # welch as scipy's default segments, and as electrophysiology's 1024.
     Operation("csd", tuple({**segments, "average": "mean", "sides": "onesided", "cross": False,
                             "complex": False}
                            for segments in (_SEGMENTS, {"segment": 1024, "hop": 512})), _csd_args,
-              Pieces("channels", {0: OTHER, 1: OTHER}, 2)),
+              Pieces("channels", {0: OTHER, 1: OTHER}, 2),
+              signature="x, y, axis, window, step, nfft, detrend, sides, weights, average -> p",
+              description=('``weights`` times the mean or median over segments of ``conj(X) Y`` '
+                           '(of ``|X|**2`` when ``y`` is None).')),
     Operation("istft", ({**_SEGMENTS, "sides": "onesided"},), _istft_args,
-              Pieces("channels", {0: 0}, None, results=(0,))),
+              Pieces("channels", {0: 0}, None, results=(0,)),
+              signature="z, window, step, nfft, sides, divisor, trim -> x",
+              description=('``z`` is (channels, bins, segments); inverse FFT, window, '
+                           'overlap-add, divide samples ``trim:trim + len(divisor)`` by ``divisor``.')),
 )

@@ -40,6 +40,7 @@ import numpy as np
 import pytest
 
 import dspk
+from dspk.operations import variants_of
 from dspk.plugin import Backend, OperationNotImplemented, Problem
 from dspk.registry import registry
 
@@ -124,7 +125,7 @@ def variant_params(op: str, **problem_params) -> list:
         if opened is None or opened.backend is None:
             params.append(pytest.param(name, None, id=name))
             continue
-        variants = opened.backend.variants(op)
+        variants = variants_of(opened.backend, op)
         if not variants:
             params.append(pytest.param(name, None, id=f"{name}-not-implemented", marks=(
                 pytest.mark.skip(reason=not_implemented_reason(name, op)))))
@@ -151,7 +152,7 @@ def unimplemented(error: NotImplementedError) -> str | None:
     else:
         return None
     opened = registry().probe(name)
-    if opened.backend is None or opened.backend.variants(op):
+    if opened.backend is None or variants_of(opened.backend, op):
         return None
     return not_implemented_reason(name, op)
 

@@ -44,7 +44,7 @@ import filelock
 import numpy as np
 from tqdm.auto import tqdm
 
-from dspk.operations import OPERATIONS
+from dspk.operations import OPERATIONS, variants_of
 from dspk.plugin import LAYOUTS, ArrayTooLarge, Backend, Problem, Variant
 from dspk.tuning.store import TuningStore, cache_root
 
@@ -94,7 +94,7 @@ def store_for(backend: Backend) -> TuningStore:
 
 def valid_variants(backend: Backend, problem: Problem) -> list[Variant]:
     """The backend's variants that support ``problem``, default first."""
-    variants = [v for v in backend.variants(problem.op) if v.supports(problem)]
+    variants = [v for v in variants_of(backend, problem.op) if v.supports(problem)]
     if not variants:
         raise NotImplementedError(
             f"runtime {backend.name!r} has no kernel for {problem.op} with "
@@ -270,8 +270,9 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
     A variant left untimed when the budget runs out is recorded with
     ``seconds: None`` and timed again only by :func:`tune_grid`.
     """
+    operation = OPERATIONS[problem.op]
     if args is None:
-        args = OPERATIONS[problem.op].device_args(backend, problem, np.random.default_rng(0))
+        args = operation.device_args(backend, problem, np.random.default_rng(0))
     deadline = time.perf_counter() + budget
     results, runs = {}, {}
     for index, variant in enumerate(variants):
@@ -280,7 +281,7 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
             continue
         try:
             backend.prepare(variant, problem)
-            runs[variant.name] = backend.time(lambda: variant.run(*args), repeat=1)
+            runs[variant.name] = backend.time(lambda: operation.call(variant, args), repeat=1)
         except ArrayTooLarge:
             raise  # the call runs in pieces (dspk.pieces), each tuned at its own size
         except Exception as exc:
@@ -298,7 +299,7 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
         if contenders == [leader] or not contenders or (settled and len(runs[leader]) > 1):
             break
         for name in contenders:
-            runs[name] += backend.time(lambda v=by_name[name]: v.run(*args), repeat=2)
+            runs[name] += backend.time(lambda v=by_name[name]: operation.call(v, args), repeat=2)
     for name, seconds in runs.items():
         results[name]["seconds"] = statistics.median(seconds)
     return results

@@ -10,10 +10,12 @@ of them.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
-from dspk.operations import OPERATIONS
+from dspk.operations import OPERATIONS, variants_of
 from dspk.pieces import on_device
 from dspk.plugin import Problem
 from dspk.testing import TOLERANCE, not_implemented_reason, open_backend, runtimes_under_test
@@ -54,12 +56,13 @@ def _outputs(backend, result) -> list[np.ndarray]:
 def test_kernels_leave_inputs_alone_and_tuning_changes_nothing(runtime, op, dtype, rng,
                                                                tmp_path, monkeypatch):
     backend = open_backend(runtime)
-    if not backend.variants(op):
+    if not variants_of(backend, op):
         pytest.skip(not_implemented_reason(runtime, op))
     if not backend.computes(np.dtype(dtype)):
         pytest.skip(f"runtime {runtime!r} does not compute {dtype}")
     problem = _problem(op, dtype)
-    variants = [v for v in backend.variants(op) if v.supports(problem)]
+    operation = OPERATIONS[op]
+    variants = [v for v in variants_of(backend, op) if v.supports(problem)]
     given = list(OPERATIONS[op].example_args(problem, rng))
     if op in STATES:  # start from a state: a final state written into it shows
         given[-1] = rng.standard_normal(STATES[op](given)).astype(dtype)
@@ -67,20 +70,36 @@ def test_kernels_leave_inputs_alone_and_tuning_changes_nothing(runtime, op, dtyp
     args = on_device(backend, problem.dtype, given)
     for variant in variants:
         backend.prepare(variant, problem)
-        variant.run(*args)
-        for position, (now, then) in enumerate(zip(_host(backend, args), host)):
-            if isinstance(then, np.ndarray):
+        operation.call(variant, args)
+        for name, now, then in zip(operation.inputs, _host(backend, args), host):
+            if isinstance(then, np.ndarray) and name not in operation.writes:
                 assert np.array_equal(now, then, equal_nan=then.dtype.kind in "fc"), (
                     f"variant {variant.name!r} of {op} on {runtime!r} wrote its argument "
-                    f"{position}")
+                    f"{name!r}")
 
     monkeypatch.setenv("DSPK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("DSPK_TUNING", "on")
-    first = _outputs(backend, tuner.choose(backend, problem, args).run(*args))
+    first = _outputs(backend, operation.call(tuner.choose(backend, problem, args), args))
     fresh = on_device(backend, problem.dtype, _host(backend, host))
-    later = _outputs(backend, tuner.choose(backend, problem, fresh).run(*fresh))
+    later = _outputs(backend, operation.call(tuner.choose(backend, problem, fresh), fresh))
     tolerance = TOLERANCE[np.dtype(dtype).type]
     for a, b in zip(first, later):
         scale = max(float(np.linalg.norm(b.astype(np.complex128))), 1e-30)
         assert float(np.linalg.norm((a - b).astype(np.complex128))) <= tolerance * scale, (
             f"{op} on {runtime!r}: the first (tuning) call differs from a later one")
+
+
+@pytest.mark.parametrize("op", sorted(OPERATIONS))
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+def test_kernels_take_their_arguments_by_name(runtime, op):
+    """Kernels are called by keyword, with the names of the operation's signature."""
+    backend = open_backend(runtime)
+    if not variants_of(backend, op):
+        pytest.skip(not_implemented_reason(runtime, op))
+    names = dict.fromkeys(OPERATIONS[op].inputs)
+    for variant in variants_of(backend, op):
+        try:
+            inspect.signature(variant.run).bind(**names)
+        except TypeError as error:
+            pytest.fail(f"variant {variant.name!r} of {op} on {runtime!r} does not take the "
+                        f"arguments {', '.join(names)} by name: {error}")
