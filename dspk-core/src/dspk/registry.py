@@ -3,6 +3,9 @@
 Discovery imports each plugin's small registration module and collects the
 :class:`~dspk.plugin.RuntimeSpec` objects it declares; no runtime's heavy
 dependencies are imported until :meth:`Registry.open` first needs them.
+
+A plugin that fails in any way, ``sys.exit()`` included, is reported as
+broken; only a ``KeyboardInterrupt`` goes on.
 """
 
 from __future__ import annotations
@@ -92,7 +95,9 @@ def _load(spec: RuntimeSpec) -> _Opened:
         return _Opened(factory(), None)
     except DeviceUnavailable as exc:
         return _Opened(None, str(exc))
-    except Exception as exc:  # a broken runtime must not take the host down
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a broken runtime, sys.exit() included, must not end its host
         return _Opened(None, f"{type(exc).__name__}: {exc}")
 
 
@@ -131,7 +136,9 @@ def discover() -> Registry:
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
             manager.register(entry.load(), name=entry.name)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # sys.exit() in a plugin must not end its host
             problems.append(f"plugin {entry.name!r} ({entry.value}) failed to load: "
                             f"{type(exc).__name__}: {exc}")
     declared: list[tuple[str, object]] = []
@@ -139,7 +146,9 @@ def discover() -> Registry:
         found: list[object] = []
         try:
             impl.function(register=found.append)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
             problems.append(f"plugin {impl.plugin_name!r} raised while registering: "
                             f"{type(exc).__name__}: {exc}")
             continue

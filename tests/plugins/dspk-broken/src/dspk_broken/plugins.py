@@ -1,5 +1,6 @@
 """One plugin object per way to be wrong; each entry point names one."""
 
+import sys
 from types import SimpleNamespace
 
 from dspk.plugin import DeviceUnavailable, RuntimeSpec, hookimpl
@@ -20,9 +21,19 @@ def no_gpu_here():
     raise DeviceUnavailable("no toy GPU in this machine")
 
 
+class Abort(BaseException):
+    """Not an Exception: what ``except Exception`` lets through."""
+
+
+def exit_on_open():
+    sys.exit(4)
+
+
 raising = _plugin(error=RuntimeError("registration exploded"))
 duplicate = _plugin(RuntimeSpec("cpu", 5, False, "dspk_broken.plugins:no_gpu_here"))
 malformed = _plugin(RuntimeSpec("Bad Name", 5, False, "dspk_broken.plugins:no_gpu_here"))
 old_api = _plugin(RuntimeSpec("ancient", 5, False, "dspk_broken.plugins:no_gpu_here",
                               api_version=0))
 nodevice = _plugin(RuntimeSpec("nodevice", 1000, True, "dspk_broken.plugins:no_gpu_here"))
+aborting = _plugin(error=Abort("registration aborted"))
+exiting_on_open = _plugin(RuntimeSpec("quitter", 500, False, "dspk_broken.plugins:exit_on_open"))
