@@ -5,7 +5,10 @@ Discovery imports each plugin's small registration module and collects the
 dependencies are imported until :meth:`Registry.open` first needs them.
 
 A plugin that fails in any way, ``sys.exit()`` included, is reported as
-broken; only a ``KeyboardInterrupt`` goes on.
+broken; only a ``KeyboardInterrupt`` goes on. A forked child opens every
+runtime that its parent had opened afresh: the parent's backends are kept,
+never used nor released there, and each runtime's probe decides whether its
+device can open in the child.
 """
 
 from __future__ import annotations
@@ -175,6 +178,24 @@ def discover() -> Registry:
 
 _registry: Registry | None = None
 _registry_lock = threading.Lock()
+#: Backends a forked child inherited: referenced so that their device handles, which
+#: are its parent's, are never released from the child.
+_inherited: list[Backend] = []
+
+
+def _after_fork_in_child() -> None:
+    global _registry_lock
+    _registry_lock = threading.Lock()  # another thread may have held it at the fork
+    if _registry is not None:
+        opened = _registry._opened
+        _inherited.extend(o.backend for o in opened.values() if o.backend is not None)
+        # Reasons stay; backends are opened again, where their runtime's probe allows.
+        _registry._opened = {name: o for name, o in opened.items() if o.backend is None}
+        _registry._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def registry() -> Registry:

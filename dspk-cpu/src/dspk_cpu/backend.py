@@ -14,7 +14,7 @@ from dspk.operations import OPERATIONS
 from dspk.plugin import Backend, Problem, Variant
 
 from dspk_cpu import filtering, multichannel, resampling, spectral
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import numba_parallel, threads
 
 #: A run at least this long (seconds) counts as its own warm-up when timing.
 LONG_RUN = 0.25
@@ -52,7 +52,14 @@ class CpuBackend(Backend):
                 "dspk-cpu": version("dspk-cpu")}
 
     def variants(self, op: str):
-        return self._variants.get(op, [])
+        """The operation's kernels, the default first. The ``numba-*`` ones run on numba's
+        parallel threading layer, and are left out where it cannot run
+        (:func:`dspk_cpu.threads.numba_parallel`: a child forked after numba's GNU
+        OpenMP threads started); every operation has other kernels."""
+        variants = self._variants.get(op, [])
+        if numba_parallel():
+            return variants
+        return [v for v in variants if not v.name.startswith("numba-")]
 
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Seconds per run of ``call``, ``repeat`` times, after a warm-up run, which

@@ -1,9 +1,16 @@
-"""How many threads the cpu runtime runs on, and work split across them by channels."""
+"""How many threads the cpu runtime runs on, and work split across them by channels.
+
+A forked child starts with none of its parent's threads: it gets a pool of
+its own on first use, and, where the parent had started numba's GNU OpenMP
+threads (which do not survive fork: numba terminates a child that uses
+them), :func:`numba_parallel` tells the runtime to run its other kernels.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +61,50 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     """One pool per thread count for the whole process: starting threads on every
     call costs more than a small problem's work."""
     return ThreadPoolExecutor(workers, thread_name_prefix="dspk-cpu", initializer=_mark_worker)
+
+
+def _numba_threads_survive_fork() -> bool:
+    """Whether a child forked now could run numba's parallel kernels: True unless numba's
+    threading layer has started on GNU OpenMP (``tbb`` and ``workqueue`` survive fork)."""
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return True
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run: a child starts the layer itself
+        return True
+    if layer != "omp":
+        return True
+    from numba.np.ufunc import omppool
+
+    return omppool.openmp_vendor != "GNU"
+
+
+_numba_parallel = True
+
+
+def numba_parallel() -> bool:
+    """Whether numba's parallel kernels can run in this process.
+
+    False in a process forked (at any depth) from one whose numba threads ran
+    on GNU OpenMP.
+
+    Examples
+    --------
+    >>> numba_parallel()
+    True
+    """
+    return _numba_parallel
+
+
+def _after_fork_in_child() -> None:
+    global _numba_parallel
+    _pool.cache_clear()  # the parent's pool, whose threads did not come along
+    _numba_parallel = _numba_parallel and _numba_threads_survive_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def on_threads(work: Callable[[slice], object], parts: list[slice]) -> list:

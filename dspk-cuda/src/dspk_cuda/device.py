@@ -4,10 +4,15 @@ CuPy is imported here, only when a runtime is first used. A CUDA build of
 CuPy and a ROCm build are told apart by ``cupy.cuda.runtime.is_hip``; the
 cuda runtime refuses a ROCm build and the hip runtime a CUDA build, each
 with a reason a user can act on.
+
+CUDA (and ROCm) cannot be used in a child forked from a process that had
+initialised it: the probe refuses there, naming the cause, rather than let
+CuPy's cached device state meet a driver that did not come along.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +21,9 @@ from dspk.plugin import DeviceUnavailable
 
 #: The package each platform's CuPy comes from, for the refusal messages.
 WHEELS = {"cuda": "cupy-cuda12x (or cupy-cuda13x)", "hip": "cupy-rocm-7-0"}
+
+#: The process whose probe first reached the driver, when one has.
+_driver_process: int | None = None
 
 
 def probe(platform: str):
@@ -34,8 +42,10 @@ def probe(platform: str):
     Raises
     ------
     DeviceUnavailable
-        CuPy is missing, is the other platform's build, or finds no device.
+        CuPy is missing, is the other platform's build, or finds no device; or
+        this process was forked from one that had initialised the driver.
     """
+    global _driver_process
     try:
         import cupy
     except ImportError as error:
@@ -48,6 +58,13 @@ def probe(platform: str):
         raise DeviceUnavailable(
             f"the installed CuPy is a {built} build; the {platform} runtime needs "
             f"{WHEELS[platform]}")
+    if _driver_process not in (None, os.getpid()):
+        raise DeviceUnavailable(
+            f"this process was forked from process {_driver_process} after that one had "
+            f"initialised the {platform} driver, which cannot be used in a forked child; "
+            f"start worker processes with the 'spawn' or 'forkserver' method to use the "
+            f"{platform} runtime in them")
+    _driver_process = os.getpid()
     try:
         count = runtime.getDeviceCount()
     except Exception as error:  # CUDARuntimeError: no driver, or no device

@@ -6,6 +6,11 @@ backend) selects another. A software adapter (llvmpipe, SwiftShader, WARP) is
 slower than the cpu runtime, so it is refused unless ``DSPK_WGPU_ADAPTER``
 selects it or ``DSPK_WGPU_ALLOW_CPU=1`` is set: installing dspk-wgpu on a
 machine without a GPU must not make every call slower.
+
+WebGPU's driver state belongs to the process that opened it: a child forked
+from that process refuses to open an adapter (:func:`fork_reason`), and the
+parent's devices refuse to work there, rather than hang in a driver whose
+threads did not come along.
 """
 
 from __future__ import annotations
@@ -48,9 +53,28 @@ def _import_wgpu() -> Any:
     return wgpu
 
 
+#: The process that first asked for an adapter, when one has.
+_opened_in: int | None = None
+
+
+def fork_reason(owner: int) -> str | None:
+    """None in process ``owner``, which opened WebGPU; in a process forked from it,
+    why WebGPU cannot be used there."""
+    if owner == os.getpid():
+        return None
+    return (f"this process was forked from process {owner} after that one had opened "
+            "WebGPU, whose driver state does not survive fork; start worker processes with "
+            "the 'spawn' or 'forkserver' method to use the wgpu runtime in them")
+
+
 def select_adapter() -> Any:
     """The adapter to open, by the policy above, or :class:`DeviceUnavailable`."""
+    global _opened_in
     wgpu = _import_wgpu()
+    reason = _opened_in and fork_reason(_opened_in)
+    if reason:
+        raise DeviceUnavailable(reason)
+    _opened_in = os.getpid()
     wanted = os.environ.get("DSPK_WGPU_ADAPTER", "").strip()
     try:
         if wanted:

@@ -23,6 +23,7 @@ call WGSL's built-ins, the float64 one computes from arithmetic and ``sqrt``.
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 import threading
@@ -33,6 +34,8 @@ from typing import Any
 import numpy as np
 import wgpu
 from dspk.plugin import ArrayTooLarge
+
+from dspk_wgpu.adapter import fork_reason
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 
@@ -188,10 +191,18 @@ class Gpu:
     _timing: threading.local = field(default_factory=threading.local)
     _timing_lock: threading.Lock = field(default_factory=threading.Lock)
     _query_set: Any = None
+    #: The process that opened the device; no other may use it (see :func:`fork_reason`).
+    _process: int = field(default_factory=os.getpid)
 
     def __post_init__(self):
         if not self.max_binding:
             self.max_binding = int(self.device.limits["max-storage-buffer-binding-size"])
+
+    def _check_process(self) -> None:
+        """A RuntimeError in a forked child: the device is its parent's."""
+        reason = fork_reason(self._process)
+        if reason:
+            raise RuntimeError(f"dspk: this wgpu device cannot be used here: {reason}")
 
     @property
     def f64(self) -> bool:
@@ -261,6 +272,7 @@ class Gpu:
     def upload(self, data: np.ndarray) -> Any:
         """A storage buffer holding ``data``'s bytes (at least 16: a buffer binds to an
         array of any element, complex128 included)."""
+        self._check_process()
         self.check_size(data.nbytes)
         raw = np.ascontiguousarray(data).tobytes() or bytes(16)
         return self.device.create_buffer_with_data(data=raw, usage=STORAGE)
@@ -268,6 +280,7 @@ class Gpu:
     def empty(self, nbytes: int) -> Any:
         """A new storage buffer for results (at least 16 bytes): zeros, or NaN when
         ``poison_outputs`` (NaN float32 words, which read as NaN float64 too)."""
+        self._check_process()
         self.check_size(nbytes)
         nbytes = max(16, -(-nbytes // 4) * 4)
         if self.poison_outputs:
@@ -277,11 +290,13 @@ class Gpu:
     def zeros(self, nbytes: int) -> Any:
         """A new storage buffer of zeros, at least 16 bytes (WebGPU zero-fills new
         buffers)."""
+        self._check_process()
         self.check_size(nbytes)
         return self.device.create_buffer(size=max(16, -(-nbytes // 4) * 4), usage=STORAGE)
 
     def read(self, buffer: Any, nbytes: int | None = None) -> bytes:
         """A buffer's bytes, after all submitted work."""
+        self._check_process()
         return bytes(self.queue.read_buffer(buffer, 0, nbytes))
 
     def wait(self) -> None:
@@ -297,6 +312,7 @@ class Gpu:
     def run(self, dispatches: list[Dispatch],
             copies_before: tuple = (), copies_after: tuple = ()) -> None:
         """Submit dispatches in order, with buffer copies ``(src, src_off, dst, dst_off, n)``."""
+        self._check_process()
         if not dispatches and not copies_before and not copies_after:
             return
         stride = max(64, self.device.limits["min-uniform-buffer-offset-alignment"])
