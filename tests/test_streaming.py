@@ -375,3 +375,16 @@ def test_phase_shift_stream_needs_one_shift_per_channel(rng):
     stream = PhaseShiftStream([0.1, 0.2])
     with pytest.raises(ValueError, match=r"shifts has 2 value\(s\); the chunks have 3 channel"):
         stream.push(rng.standard_normal((3, 10)))
+
+
+@pytest.mark.parametrize("cutoff", [1e-6, 1e-8])
+def test_a_margin_too_long_to_compute_is_refused_at_once(cutoff, monkeypatch):
+    """A pole this close to 1 needs more samples than any margin may have: refused
+    from the pole's radius, before an impulse response of gigabytes is computed."""
+    computed = []
+    monkeypatch.setattr(dspk.streaming._Sections, "impulse_response",
+                        lambda self, n: computed.append(n))
+    sos = signal.butter(2, cutoff, "highpass", output="sos")
+    with pytest.raises(ValueError, match="decays too slowly"):
+        dspk.streaming.zero_phase_margin(sos)
+    assert computed == []
