@@ -218,3 +218,51 @@ def test_a_grid_size_after_a_clear_winner_times_only_the_two_best(cache):
     # Costly: a clear winner is taken untimed, a close ranking times its two best.
     assert plan(1.0, 2.0, 5.0) == (("a", f"{smaller.channels}x{smaller.samples}"), [])
     assert plan(1.0, 1.1, 5.0) == (None, ["c"])
+
+def _winner_made_a_list(entry):
+    entry["winner"] = [entry["winner"]]
+    return json.dumps(entry).encode()
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda entry: b"\xff\xfe\x00not utf-8", id="not-utf-8"),
+    pytest.param(_winner_made_a_list, id="winner-not-a-string"),
+    pytest.param(lambda entry: b"[" * 100_000 + b"]" * 100_000, id="nested-too-deep"),
+    pytest.param(lambda entry: json.dumps({**entry, "timings": {
+        name: {"source": t["source"]} for name, t in entry["timings"].items()}}).encode(),
+        id="timing-without-seconds"),
+    pytest.param(None, id="a-folder"),
+])
+def test_an_unreadable_entry_is_ignored_with_one_warning_and_replaced(cache, cpu, damage):
+    tuner.choose(cpu, PROBLEM)
+    path = TuningStore("cpu", cpu.fingerprint()).path(PROBLEM)
+    entry = json.loads(path.read_text())
+    if damage is None:
+        path.unlink()
+        path.mkdir()
+    else:
+        path.write_bytes(damage(entry))
+    tuner._chosen.clear()
+    with pytest.warns(TuningCacheWarning) as caught:
+        assert tuner.choose(cpu, PROBLEM).name in entry["timings"]
+    messages = [str(w.message) for w in caught if issubclass(w.category, TuningCacheWarning)]
+    assert len(messages) == 1 and messages[0].startswith(
+        f"dspk: ignoring tuning-cache entry {path}: "), messages
+    assert _entry(cpu)["winner"] in entry["timings"], "replaced by a valid entry"
+
+
+@pytest.mark.parametrize("root", ["a-file", "/dev/null"])
+def test_a_cache_that_cannot_be_written_tunes_in_memory_with_one_warning(
+        cache, cpu, monkeypatch, root):
+    if root == "a-file":
+        root = cache / "a-file"
+        root.write_text("not a folder")
+    monkeypatch.setenv("DSPK_CACHE_DIR", str(root))
+    with pytest.warns(TuningCacheWarning) as caught:
+        first = tuner.choose(cpu, PROBLEM)
+        tuner.choose(cpu, replace(PROBLEM, samples=4096))
+        assert tuner.choose(cpu, PROBLEM) == first  # remembered in this process
+    messages = [str(w.message) for w in caught if issubclass(w.category, TuningCacheWarning)]
+    assert len(messages) == 1, messages
+    assert messages[0].startswith(f"dspk: the tuning cache under {root} cannot be written (")
+    assert messages[0].endswith("); this process tunes in memory only")

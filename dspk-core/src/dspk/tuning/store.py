@@ -14,32 +14,48 @@ the winner::
 
 Entries are written to a temporary file and renamed into place, so readers
 never see half an entry. Loading is plain JSON, never code. An entry that is
-unreadable, of another format, or for another problem or device is ignored
-with a :class:`TuningCacheWarning` and tuned again.
+unreadable, malformed, of another format, or for another problem or device is
+ignored with one :class:`TuningCacheWarning` and tuned again. A cache that
+cannot be written is only read: one warning, and results stay in the process.
+A process tuning a problem holds its lock file, which only saves duplicate
+work: nobody waits for it longer than :data:`LOCK_WAIT`, and one older than
+:data:`LOCK_EXPIRY` is removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import filelock
 import platformdirs
 
 from dspk.plugin import Problem
 
 FORMAT = 1
+#: Seconds at most that a process waits for another one tuning the same problem.
+LOCK_WAIT = 10.0
+#: Seconds after which a lock file counts as left by a process that ended while tuning.
+LOCK_EXPIRY = 120.0
+
+#: Cache roots that could not be written in this process: from then on only read.
+_read_only: set[Path] = set()
 
 
 class TuningCacheWarning(UserWarning):
-    """A tuning-cache entry was rejected and will be tuned again."""
+    """The tuning cache is not used as it is: an entry was ignored (it is tuned again),
+    or the cache cannot be written (results stay in this process)."""
 
 
 def cache_root() -> Path:
@@ -89,8 +105,15 @@ class TuningStore:
 
     def __init__(self, runtime: str, fingerprint: Mapping[str, str], root: Path | None = None):
         self.fingerprint = {str(k): str(v) for k, v in fingerprint.items()}
-        self.directory = ((root or cache_root()) / "tune" / f"v{FORMAT}" / runtime
+        self.root = root or cache_root()
+        self.directory = (self.root / "tune" / f"v{FORMAT}" / runtime
                           / fingerprint_id(self.fingerprint))
+        self._rejected: set[tuple[Path, str]] = set()
+
+    @property
+    def writable(self) -> bool:
+        """False once writing under this cache root failed in this process."""
+        return self.root not in _read_only
 
     def _group(self, problem: Problem) -> Path:
         return (self.directory / problem.op
@@ -106,34 +129,32 @@ class TuningStore:
 
     def _read(self, path: Path, problem: Problem) -> dict | None:
         try:
-            text = path.read_text()
-        except FileNotFoundError:
+            raw = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):  # none there, or the root is a file
             return None
         except OSError as exc:
             return self._reject(path, f"it cannot be read ({exc})")
         try:
-            entry = json.loads(text)
-        except ValueError as exc:
-            return self._reject(path, f"it is not valid JSON ({exc})")
-        if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-            return self._reject(path, f"it is not a format-{FORMAT} entry")
-        if entry.get("fingerprint") != self.fingerprint:
-            return self._reject(path, "it was made on another device or software stack")
-        if entry.get("problem") != problem.as_dict():
-            return self._reject(path, "it describes another problem")
-        timings = entry.get("timings")
-        if not isinstance(timings, dict) or not all(
-                isinstance(t, dict) and isinstance(t.get("source"), str)
-                and (t.get("seconds") is None or isinstance(t.get("seconds"), (int, float)))
-                for t in timings.values()):
-            return self._reject(path, "its timings are malformed")
-        return entry
+            entry = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            return self._reject(path, f"it is not valid JSON ({type(exc).__name__}: {exc})")
+        fault = _fault(entry, self.fingerprint, problem)
+        return entry if fault is None else self._reject(path, fault)
 
-    @staticmethod
-    def _reject(path: Path, why: str) -> None:
-        warnings.warn(f"dspk: ignoring tuning-cache entry {path}: {why}; tuning again",
-                      TuningCacheWarning, stacklevel=4)
+    def _reject(self, path: Path, why: str) -> None:
+        """Warn that an entry is ignored, once per entry and reason."""
+        if (path, why) not in self._rejected:
+            self._rejected.add((path, why))
+            warnings.warn(f"dspk: ignoring tuning-cache entry {path}: {why}; tuning again",
+                          TuningCacheWarning, stacklevel=4)
         return None
+
+    def _cannot_write(self, exc: OSError) -> None:
+        """Only read this cache root from now on; warn once."""
+        if self.writable:
+            _read_only.add(self.root)
+            warnings.warn(f"dspk: the tuning cache under {self.root} cannot be written ({exc}); "
+                          "this process tunes in memory only", TuningCacheWarning, stacklevel=2)
 
     def neighbours(self, problem: Problem) -> Iterator[tuple[int, int, dict]]:
         """Valid entries of other sizes with the same operation, dtype, layout and params."""
@@ -153,18 +174,94 @@ class TuningStore:
             if entry is not None:
                 yield channels, samples, entry
 
-    def save(self, problem: Problem, timings: dict[str, dict], winner: str, version: str) -> Path:
-        """Write an entry atomically: a temporary file renamed into place."""
+    @contextlib.contextmanager
+    def lock(self, problem: Problem, wait: float) -> Iterator[None]:
+        """Hold the lock file of ``problem`` in this block, waiting for it at most ``wait``
+        seconds (and :data:`LOCK_WAIT`); one older than :data:`LOCK_EXPIRY` is removed
+        first. Without it (held elsewhere, or the cache cannot be written) the block
+        runs all the same."""
+        held = None
+        if self.writable:
+            entry = self.path(problem)
+            path = entry.with_name(entry.name + ".lock")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                _remove_if_expired(path)
+                held = filelock.SoftFileLock(str(path), timeout=min(wait, LOCK_WAIT))
+                held.acquire()
+            except filelock.Timeout:
+                held = None
+            except OSError as exc:
+                held = None
+                self._cannot_write(exc)
+        try:
+            yield
+        finally:
+            if held is not None:
+                with contextlib.suppress(OSError):  # removed meanwhile as expired
+                    held.release()
+
+    def save(self, problem: Problem, timings: dict[str, dict], winner: str,
+             version: str) -> Path | None:
+        """Write an entry atomically: a temporary file renamed into place.
+
+        Returns its path, or None where the cache cannot be written.
+        """
+        if not self.writable:
+            return None
         path = self.path(problem)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        info = self.directory / "fingerprint.json"
-        if not info.exists():
-            _write_atomically(info, json.dumps(self.fingerprint, indent=1, sort_keys=True))
         entry = {"format": FORMAT, "problem": problem.as_dict(),
                  "fingerprint": self.fingerprint, "timings": timings,
                  "winner": winner, "dspk": version}
-        _write_atomically(path, json.dumps(entry, indent=1, sort_keys=True))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            info = self.directory / "fingerprint.json"
+            if not info.exists():
+                _write_atomically(info, json.dumps(self.fingerprint, indent=1, sort_keys=True))
+            if path.is_dir():
+                path.rmdir()  # an empty folder where the entry belongs (a full one raises)
+            _write_atomically(path, json.dumps(entry, indent=1, sort_keys=True))
+        except OSError as exc:
+            self._cannot_write(exc)
+            return None
         return path
+
+
+def _fault(entry: Any, fingerprint: dict[str, str], problem: Problem) -> str | None:
+    """Why a decoded entry cannot serve ``problem`` on this device; None when it can."""
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+        return f"it is not a format-{FORMAT} entry"
+    if entry.get("fingerprint") != fingerprint:
+        return "it was made on another device or software stack"
+    if entry.get("problem") != problem.as_dict():
+        return "it describes another problem"
+    timings = entry.get("timings")
+    if not isinstance(timings, dict) or not all(map(_valid_timing, timings.values())):
+        return "its timings are malformed"
+    if not isinstance(entry.get("winner"), str):
+        return "its winner is not a variant name"
+    return None
+
+
+def _valid_timing(timing: Any) -> bool:
+    """A variant's timing: its source hash, its seconds (None: untimed) and scalar notes."""
+    if (not isinstance(timing, dict) or not isinstance(timing.get("source"), str)
+            or "seconds" not in timing):
+        return False
+    seconds = timing["seconds"]
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not 0 <= seconds < math.inf):
+        return False
+    return all(v is None or isinstance(v, (str, int, float)) for v in timing.values())
+
+
+def _remove_if_expired(lock: Path) -> None:
+    """Remove a lock file older than :data:`LOCK_EXPIRY`: its process ended while tuning."""
+    try:
+        if time.time() - lock.stat().st_mtime > LOCK_EXPIRY:
+            lock.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -35,12 +35,10 @@ import contextvars
 import math
 import os
 import statistics
-import threading
 import time
 import warnings
 from importlib.metadata import version
 
-import filelock
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -64,7 +62,6 @@ _chosen: dict[tuple[str, str, Problem], str] = {}
 _forced: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("dspk_forced",
                                                                          default={})
 _stores: dict[str, TuningStore] = {}
-_lock = threading.Lock()
 
 
 def _mode() -> str:
@@ -88,8 +85,7 @@ def _budget() -> float:
 def store_for(backend: Backend) -> TuningStore:
     """The tuning store of a backend, under the current cache root."""
     store = TuningStore(backend.name, backend.fingerprint())
-    with _lock:
-        return _stores.setdefault(str(store.directory), store)
+    return _stores.setdefault(str(store.directory), store)  # atomic: no lock to fork with
 
 
 def valid_variants(backend: Backend, problem: Problem) -> list[Variant]:
@@ -164,14 +160,7 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
         return _winner(entry["timings"], variants, incumbent=entry.get("winner"))
     if mode == "readonly":
         return variants[0].name
-    path = store.path(problem)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = filelock.SoftFileLock(str(path) + ".lock", timeout=budget)
-    try:
-        lock.acquire()
-    except filelock.Timeout:
-        lock = None  # another process holds it, or a crash left it: tune anyway
-    try:
+    with store.lock(problem, budget):
         entry = store.load(problem)  # another process may have finished meanwhile
         stale = _stale(entry, variants, untimed)
         timings = dict((entry or {}).get("timings", {}))
@@ -196,9 +185,6 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
         winner = _winner(timings, variants, incumbent)
         store.save(problem, timings, winner, version("dspk-core"))
         return winner
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 def _winner(timings: dict, variants: list[Variant], incumbent: str | None) -> str:
