@@ -586,3 +586,18 @@ def test_a_partial_output_being_written_is_never_removed(recording, tmp_path, ca
         assert cli.main(argv) == 0
     assert f"another run is writing {tmp_path / 'out.bin'} now ({live})" in capsys.readouterr().err
     assert live.exists() and other.exists()
+
+
+def test_cli_reports_a_chunk_too_large_for_the_memory_free(tmp_path, monkeypatch, capsys):
+    """Exit status 1 and one line, not a MemoryError traceback."""
+    from dspk import validation
+
+    path = tmp_path / "in.bin"
+    np.random.default_rng(0).integers(-99, 99, (3000, 4), dtype=np.int16).tofile(path)
+    monkeypatch.setattr(validation, "UNMEASURED_OUTPUT_BYTES", 0)
+    monkeypatch.setattr(validation, "free_memory", lambda: 1000)
+    status = cli.main(["filter", str(path), str(tmp_path / "out.bin"), "--channels", "4",
+                       "--fs", "30000", "--dtype", "int16", "--highpass", "300", "--quiet"])
+    message = capsys.readouterr().err
+    assert status == 1 and message.startswith("dspk: error: the output of ")
+    assert "Traceback" not in message and not (tmp_path / "out.bin").exists()

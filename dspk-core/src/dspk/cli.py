@@ -198,7 +198,7 @@ def _filter(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"dspk: interrupted: {args.output} was not written", file=sys.stderr)
         return 130
-    except OSError as exc:
+    except (OSError, MemoryError) as exc:  # the machine's, not the arguments'
         print(f"dspk: error: {exc}", file=sys.stderr)
         return 1
     finally:
