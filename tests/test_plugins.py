@@ -100,10 +100,10 @@ with warnings.catch_warnings(record=True) as caught:
 print(json.dumps({"names": names, "warnings": [str(w.message) for w in caught]}))
 """
     result = _json(_python(code, broken))
-    assert result["names"][-1] == "cpu"
+    assert result["names"][-3:] == ["cpu", "unloadable", "misnamed"]  # by priority: 100, 3, 2
     assert "nodevice" in result["names"]
     text = "\n".join(result["warnings"])
-    assert len(result["warnings"]) == 7, text
+    assert len(result["warnings"]) == 8, text
     assert "plugin 'missing'" in text and "failed to load" in text
     assert "plugin 'raising' raised while registering" in text
     # Not Exceptions: sys.exit() on import, a BaseException from the hook.
@@ -112,6 +112,8 @@ print(json.dumps({"names": names, "warnings": [str(w.message) for w in caught]})
     assert "runtime 'cpu', which plugin 'cpu' already declared" in text
     assert "runtime name 'Bad Name'" in text
     assert "plugin API version 0" in text
+    assert "plugin 'unmarked' (dspk_broken.plugins:unmarked) has no dspk_register_runtimes " \
+        "marked with @dspk.plugin.hookimpl" in text
 
 
 def test_strict_mode_refuses_a_broken_plugin(broken):
@@ -249,3 +251,55 @@ def test_kernels_of_a_version_1_plugin_are_called_by_position(monkeypatch):
     (variant,) = variants_of(Old(), "fft")
     y = OPERATIONS["fft"].call(variant, (x, 1, 16, "rfft", "backward"))
     assert np.allclose(y, np.fft.rfft(x, axis=1))
+
+
+def test_a_runtime_that_fails_to_load_is_a_plugin_problem_not_a_missing_device(broken):
+    """A load error warns (an error under strict), where a missing device is only a
+    reason; a backend named otherwise than its spec is renamed, with a warning."""
+    code = """
+import json, warnings, dspk
+from dspk.registry import registry
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    rows = {r["name"]: r["reason"] for r in dspk.runtime.info()}
+print(json.dumps({"reasons": rows, "misnamed": registry().open("misnamed").name,
+                  "warnings": [str(w.message) for w in caught]}))
+"""
+    result = _json(_python(code, broken))
+    reason = result["reasons"]["unloadable"]
+    assert reason.startswith("ModuleNotFoundError")
+    warned = [w for w in result["warnings"] if "runtime 'unloadable'" in w]
+    assert warned == [f"dspk: runtime 'unloadable' failed to load "
+                      f"(dspk_broken.no_such_module:Backend): {reason}; it is skipped"]
+    assert result["reasons"]["misnamed"] is None and result["misnamed"] == "misnamed"
+    assert any("calls itself 'toy'; it is named 'misnamed', as its RuntimeSpec" in w
+               for w in result["warnings"])
+    assert result["reasons"]["nodevice"] == "no toy GPU in this machine"
+    assert not any("'nodevice'" in w for w in result["warnings"])
+
+
+def test_under_strict_a_runtime_that_fails_to_load_is_an_error(monkeypatch):
+    from dspk.plugin import RuntimeSpec
+    from dspk.registry import PluginError, _load
+
+    monkeypatch.setenv("DSPK_STRICT_RUNTIMES", "1")
+    with pytest.raises(PluginError, match="runtime 'gone' failed to load"):
+        _load(RuntimeSpec("gone", 1, False, "dspk_no_such_module:Backend"))
+
+
+def test_an_entry_point_named_as_anothers_is_reported_and_never_wins(tmp_path_factory):
+    twin = _install("dspk-twin", tmp_path_factory.mktemp("twin"))
+    code = """
+import json, warnings, numpy as np, dspk
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    names = dspk.runtime.available()
+y = dspk.sosfilt([1, 0, 0, 1, 0, 0], np.ones(3), runtime="cpu")
+print(json.dumps({"names": names, "sum": float(y.sum()),
+                  "warnings": [str(w.message) for w in caught]}))
+"""
+    result = _json(_python(code, twin))
+    assert result["names"][-1] == "cpu" and result["sum"] == 3.0
+    (warning,) = [w for w in result["warnings"] if "declared by" in w]
+    assert "plugin 'cpu' is declared by dspk-cpu (dspk_cpu.plugin) and by dspk-twin " \
+        "(dspk_twin); dspk-cpu (dspk_cpu.plugin)'s is kept" in warning

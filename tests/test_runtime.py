@@ -133,3 +133,16 @@ def test_command_line_reports_errors_without_traceback():
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert "is not a runtime of this build" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_host_data_opens_no_runtime():
+    """A list or NumPy input asks no runtime whether it is native: none is opened
+    (importing wgpu and probing adapters costs about a second)."""
+    code = ("import json, numpy as np, dspk\n"
+            "from dspk.registry import registry\n"
+            "dspk.sosfilt([[1, 0, 0, 1, 0, 0]], [1.0, 2.0, 3.0], runtime='cpu')\n"
+            "dspk.to_numpy([1.0]); dspk.to_numpy(np.ones(2, '>f4'))\n"
+            "print(json.dumps([b.name for b in registry().opened()]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ['["cpu"]']

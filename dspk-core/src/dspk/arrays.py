@@ -14,12 +14,21 @@ __all__ = ["asarray", "to_numpy"]
 
 
 def owner(x: Any) -> Backend | None:
-    """The opened runtime whose native array type ``x`` is, if any (NumPy excluded)."""
-    if isinstance(x, np.ndarray):
+    """The runtime whose native array type ``x`` is, if any (NumPy excluded).
+
+    Host data (NumPy, lists, scalars) opens no runtime; another library's
+    array asks the runtimes already opened, then opens the others in turn.
+
+    Examples
+    --------
+    >>> owner([1.0, 2.0]) is None
+    True
+    """
+    if isinstance(x, (np.ndarray, np.generic)) or type(x).__module__ == "builtins":
         return None
     reg = registry()
-    for name in reg.names():
-        backend = reg.probe(name).backend
+    opened = reg.opened()
+    for backend in opened + [reg.probe(name).backend for name in reg.names()]:
         if backend is not None and backend.is_native(x):
             return backend
     return None

@@ -60,14 +60,28 @@ class Registry:
     """
 
     def __init__(self, specs: list[RuntimeSpec], problems: list[str]):
-        self.specs = sorted(specs, key=lambda s: (-s.priority, s.name))
+        self.specs = sorted(specs, key=lambda s: (not s.is_gpu, -s.priority, s.name))
         self.problems = problems
         self._opened: dict[str, _Opened] = {}
         self._lock = threading.Lock()
 
     def names(self) -> list[str]:
-        """Runtime names, highest priority first."""
+        """Runtime names: GPUs first, then by priority (highest first), then by name.
+
+        Examples
+        --------
+        >>> spec = lambda name, priority, gpu: RuntimeSpec(name, priority, gpu, "m:f")
+        >>> Registry([spec("cpu", 100, False), spec("fast_cpu", 120, False),
+        ...           spec("small_gpu", 50, True)], []).names()
+        ['small_gpu', 'fast_cpu', 'cpu']
+        """
         return [spec.name for spec in self.specs]
+
+    def opened(self) -> list[Backend]:
+        """The backends opened so far in this process, in preference order."""
+        with self._lock:
+            return [self._opened[name].backend for name in self.names()
+                    if name in self._opened and self._opened[name].backend is not None]
 
     def spec(self, name: str) -> RuntimeSpec:
         """The declaration of one runtime."""
@@ -92,16 +106,32 @@ class Registry:
 
 
 def _load(spec: RuntimeSpec) -> _Opened:
+    """Import the backend factory and call it: a backend, no device, or a load error
+    (a :class:`PluginWarning`, a :class:`PluginError` under ``DSPK_STRICT_RUNTIMES=1``)."""
     module_name, _, attribute = spec.load.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attribute)
-        return _Opened(factory(), None)
+        backend = getattr(importlib.import_module(module_name), attribute)()
     except DeviceUnavailable as exc:
         return _Opened(None, str(exc))
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # a broken runtime, sys.exit() included, must not end its host
-        return _Opened(None, f"{type(exc).__name__}: {exc}")
+        reason = f"{type(exc).__name__}: {exc}"
+        _report(f"runtime {spec.name!r} failed to load ({spec.load}): {reason}")
+        return _Opened(None, reason)
+    if getattr(backend, "name", None) != spec.name:
+        if hasattr(backend, "name"):
+            _report(f"runtime {spec.name!r}'s backend ({spec.load}) calls itself "
+                    f"{backend.name!r}; it is named {spec.name!r}, as its RuntimeSpec", skipped="")
+        backend.name = spec.name  # the tuning cache files its results under this name
+    return _Opened(backend, None)
+
+
+def _report(problem: str, skipped: str = "; it is skipped") -> None:
+    """Warn of a plugin's problem, or raise it under ``DSPK_STRICT_RUNTIMES=1``."""
+    if os.environ.get("DSPK_STRICT_RUNTIMES", "") == "1":
+        raise PluginError(f"dspk: {problem} (DSPK_STRICT_RUNTIMES=1)")
+    warnings.warn(f"dspk: {problem}{skipped}", PluginWarning, stacklevel=3)
 
 
 def _spec_problem(spec: object, taken: dict[str, str], plugin: str) -> str | None:
@@ -136,14 +166,28 @@ def discover() -> Registry:
     manager = pluggy.PluginManager("dspk")
     manager.add_hookspecs(hookspec)
     problems: list[str] = []
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    owners: dict[str, str] = {}
+    # In a fixed order, whatever the order of the installed distributions.
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP),
+                        key=lambda e: (e.name, _distribution(e), e.value)):
+        if entry.name in owners:
+            problems.append(f"plugin {entry.name!r} is declared by {owners[entry.name]} and "
+                            f"by {_distribution(entry)} ({entry.value}); {owners[entry.name]}'s "
+                            f"is kept")
+            continue
+        owners[entry.name] = f"{_distribution(entry)} ({entry.value})"
         try:
-            manager.register(entry.load(), name=entry.name)
+            module = entry.load()
+            manager.register(module, name=entry.name)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # sys.exit() in a plugin must not end its host
             problems.append(f"plugin {entry.name!r} ({entry.value}) failed to load: "
                             f"{type(exc).__name__}: {exc}")
+            continue
+        if not manager.get_hookcallers(module):  # pluggy ignores unmarked functions
+            problems.append(f"plugin {entry.name!r} ({entry.value}) has no "
+                            f"dspk_register_runtimes marked with @dspk.plugin.hookimpl")
     declared: list[tuple[str, object]] = []
     for impl in manager.hook.dspk_register_runtimes.get_hookimpls():
         found: list[object] = []
@@ -168,12 +212,14 @@ def discover() -> Registry:
         else:
             taken[spec.name] = plugin
             specs.append(spec)
-    strict = os.environ.get("DSPK_STRICT_RUNTIMES", "") == "1"
     for problem in problems:
-        if strict:
-            raise PluginError(f"dspk: {problem} (DSPK_STRICT_RUNTIMES=1)")
-        warnings.warn(f"dspk: {problem}; it is skipped", PluginWarning, stacklevel=2)
+        _report(problem)
     return Registry(specs, problems)
+
+
+def _distribution(entry) -> str:
+    """The name of the distribution that declares an entry point."""
+    return entry.dist.name if getattr(entry, "dist", None) is not None else "an unknown distribution"
 
 
 _registry: Registry | None = None
