@@ -266,3 +266,24 @@ def test_a_cache_that_cannot_be_written_tunes_in_memory_with_one_warning(
     assert len(messages) == 1, messages
     assert messages[0].startswith(f"dspk: the tuning cache under {root} cannot be written (")
     assert messages[0].endswith("); this process tunes in memory only")
+
+
+def test_tuning_times_variants_on_copies_of_the_callers_arrays(cache, cpu, monkeypatch):
+    """A first call tunes on its own arguments; a variant that wrongly writes them
+    (here: zeroes the signal) must not change what the call then computes."""
+    import numpy as np
+
+    first, *_ = cpu.variants("sosfilt")
+
+    def writes_its_signal(sos, x, axis, zi):
+        x[...] = 0
+        return first.run(sos=sos, x=x, axis=axis, zi=zi)
+
+    writer = replace(first, name="writer", run=writes_its_signal, source="0" * 16)
+    monkeypatch.setattr(cpu, "_variants", {**cpu._variants, "sosfilt": [first, writer]})
+    monkeypatch.setattr(operations, "_variants", {})
+    args = operations.OPERATIONS["sosfilt"].device_args(cpu, PROBLEM, np.random.default_rng(3))
+    signal = args[1].copy()
+    tuner.choose(cpu, PROBLEM, args)
+    assert "writer" in _entry(cpu)["timings"]
+    assert np.array_equal(args[1], signal)

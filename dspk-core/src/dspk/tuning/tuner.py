@@ -254,11 +254,16 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
     with at most ``repeats`` timed runs each.
 
     A variant left untimed when the budget runs out is recorded with
-    ``seconds: None`` and timed again only by :func:`tune_grid`.
+    ``seconds: None`` and timed again only by :func:`tune_grid`. The variants
+    run on copies of a call's own arrays: one that wrongly writes its
+    arguments cannot change the call's result.
     """
     operation = OPERATIONS[problem.op]
     if args is None:
         args = operation.device_args(backend, problem, np.random.default_rng(0))
+    else:
+        args = tuple(a.copy() if isinstance(a, np.ndarray) or backend.is_native(a) else a
+                     for a in args)
     deadline = time.perf_counter() + budget
     results, runs = {}, {}
     for index, variant in enumerate(variants):
