@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of the cuda and wgpu runtimes, for a machine with CuPy, numpy,
 # scipy, numba, pytest and setuptools and no internet; run from the repository
-# root with $OUT set to an output folder. Logs, JUnit XML and JSON (eight
-# files at most) go under $OUT; a short table last.
+# root with $OUT set to an output folder. Logs and JSON (eight files at most)
+# go under $OUT; a short table last.
 #
 # Optional carried folders (see docs/cuda.md, "On a GPU"):
 #   .whl/  wheels missing there (wgpu, cffi, pycparser, rendercanvas,
@@ -10,7 +10,8 @@
 #   .gl/   the Vulkan loader's .deb packages, unpacked into / for wgpu
 #
 # Each step has its own time limit; the two conformance runs share the
-# machine (one on CuPy, one on Vulkan), the benchmark runs alone after them.
+# machine (one on CuPy, one on Vulkan), the fault tests and the benchmarks run
+# alone after them.
 set -u
 OUT=${OUT:-/tmp/dspk-gpu-out}
 mkdir -p "$OUT"
@@ -18,6 +19,7 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp} PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
 CONFORMANCE_S=${CONFORMANCE_S:-170}
 BENCH_S=${BENCH_S:-110}
+FAULTS_S=${FAULTS_S:-90}
 
 {
   nvidia-smi -L 2>&1 || true
@@ -45,7 +47,7 @@ echo "info rc=$?"; grep -E '"(name|device|reason|available)"' "$OUT/info.log" | 
 conformance() {  # runtime
   DSPK_CACHE_DIR="/tmp/dspk-cache-$1" DSPK_REQUIRE_RUNTIMES=$1 timeout "$CONFORMANCE_S" \
     $PY -m pytest -q -p no:cacheprovider --maxfail=200 --tb=short --dspk-runtime "$1" \
-    --junitxml="$OUT/conformance-$1.xml" --pyargs dspk.testing.conformance \
+    --pyargs dspk.testing.conformance \
     > "$OUT/conformance-$1.log" 2>&1
 }
 conformance cuda & cuda=$!
@@ -59,10 +61,22 @@ for i in 0 1; do
   tail -n 2 "$OUT/conformance-$runtime.log"
 done
 
+# The process-level faults (fork after use, read-only cache, stale lock) and
+# the library's input faults, with every runtime that opens here.
+timeout "$FAULTS_S" $PY -m pytest -q -p no:cacheprovider --tb=short -x \
+  tests/test_faults.py tests/test_input_faults.py > "$OUT/faults.log" 2>&1
+echo "faults rc=$?"; grep -E '^(FAILED|ERROR)' "$OUT/faults.log" | cut -c1-160 | head -n 10
+tail -n 1 "$OUT/faults.log"
+
 # dspk beside cupyx.scipy.signal (the cuda backend's bench peers), on the
-# same device arrays, with the device copy as the floor.
+# same device arrays, with the device copy as the floor; then wgpu beside cuda.
 DSPK_CACHE_DIR=/tmp/dspk-cache-bench timeout "$BENCH_S" $PY -m dspk bench --runtime cuda \
   --shape 384x524288 --dtype float32 --repeat 5 --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
 echo "bench rc=$?"
+DSPK_CACHE_DIR=/tmp/dspk-cache-bench timeout "$BENCH_S" $PY -m dspk bench --runtime cuda wgpu \
+  --shape 384x131072 --dtype float32 --repeat 5 > "$OUT/bench-wgpu.log" 2>&1
+echo "bench wgpu rc=$?"
 echo "== dspk bench --runtime cuda, 384x524288 float32: dspk vs cupyx.scipy.signal =="
 cat "$OUT/bench.log"
+echo "== dspk bench --runtime cuda wgpu, 384x131072 float32 =="
+cat "$OUT/bench-wgpu.log"
