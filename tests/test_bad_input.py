@@ -57,3 +57,22 @@ X = np.random.default_rng(0).standard_normal((3, 200))
 def test_bad_input_names_the_problem(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_section_poles_in_closed_form_are_numpys_roots():
+    """validation.poles solves second-order rows by the quadratic formula: the same
+    poles as numpy.roots, real and complex pairs, near z = 1 and at 0."""
+    from scipy import signal as scipy_signal
+
+    from dspk import validation
+
+    rng = np.random.default_rng(11)
+    rows = np.column_stack([np.ones(200), rng.uniform(-2, 2, 200), rng.uniform(-1, 1, 200)])
+    designs = [rows, scipy_signal.butter(4, 1e-4, "highpass", output="sos")[:, 3:],
+               np.array([[1.0, 0.0, 0.0], [1.0, -0.5, 0.0], [1.0, -2.0, 1.0]])]
+    for denominators in designs:
+        want = np.concatenate([np.roots(row) for row in denominators])
+        got = validation.poles(denominators)
+        distance = np.abs(got[:, None] - want[None, :])
+        assert got.shape == want.shape
+        assert distance.min(axis=0).max() < 1e-7 and distance.min(axis=1).max() < 1e-7

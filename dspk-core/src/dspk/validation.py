@@ -6,6 +6,7 @@ bad input never reaches a kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import os
@@ -157,6 +158,38 @@ def finite(values: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} has non-finite coefficients (NaN or infinity)")
 
 
+def poles(denominators: np.ndarray) -> np.ndarray:
+    """The poles of every denominator row (leading coefficient first), all in one array.
+
+    Second-order rows (sections) take the quadratic formula in its stable form,
+    other rows :func:`numpy.roots`; the result is kept for the last coefficient
+    arrays seen, so that a filter applied again costs a lookup.
+
+    Examples
+    --------
+    >>> np.abs(poles(np.array([[1.0, -1.0, 0.5], [1.0, -0.5, 0.0]]))).round(4)
+    array([0.7071, 0.5   , 0.7071, 0.    ])
+    """
+    rows = np.asarray(denominators, dtype=np.float64)
+    return _poles(rows.tobytes(), rows.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _poles(data: bytes, shape: tuple[int, ...]) -> np.ndarray:
+    rows = np.frombuffer(data, dtype=np.float64).reshape(shape)
+    if rows.ndim == 2 and rows.shape[1] == 3:
+        a0, a1, a2 = (rows[:, i].astype(np.complex128) for i in range(3))
+        root = np.sqrt(a1 * a1 - 4 * a0 * a2)
+        root = np.where((a1.conj() * root).real >= 0, root, -root)
+        q = -(a1 + root) / 2  # the larger root times a0, without cancellation
+        with np.errstate(divide="ignore", invalid="ignore"):
+            found = np.concatenate([q / a0, np.where(q == 0, 0, a2 / q)])
+    else:
+        found = np.concatenate([np.roots(row) for row in rows] or [np.zeros(0)])
+    found.flags.writeable = False
+    return found
+
+
 def stable(denominators: np.ndarray, name: str) -> None:
     """Refuse a denominator with a pole outside the unit circle.
 
@@ -173,7 +206,7 @@ def stable(denominators: np.ndarray, name: str) -> None:
     Traceback (most recent call last):
     ValueError: a is unstable: a pole has magnitude 2 (>= 1 + 1e-09); the output would grow without bound
     """
-    worst = max((np.abs(np.roots(row)).max(initial=0.0) for row in denominators), default=0.0)
+    worst = np.abs(poles(denominators)).max(initial=0.0)
     if worst > 1 + 1e-9:
         raise ValueError(f"{name} is unstable: a pole has magnitude {worst:.3g} (>= 1 + 1e-09); "
                          "the output would grow without bound")
@@ -204,8 +237,7 @@ def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
     """
     if dtype != np.float32:
         return dtype
-    poles = np.concatenate([np.roots(row) for row in denominators])
-    near = np.min(np.abs(1 - poles), initial=np.inf) < FLOAT32_POLE_DISTANCE
+    near = np.min(np.abs(1 - poles(denominators)), initial=np.inf) < FLOAT32_POLE_DISTANCE
     return np.dtype("float64") if near else dtype
 
 
