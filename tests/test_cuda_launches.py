@@ -167,6 +167,25 @@ def test_variant_matches_cpu(standin, cpu, op, params, channels, samples, dtype,
     assert max(errors.values()) <= tolerance, errors
 
 
+@pytest.mark.parametrize("section", [0, 1])
+def test_a_nan_in_zi_stays_where_scipy_has_it(standin, section):
+    """A NaN in one section's initial state makes that section and the later ones NaN,
+    not the earlier ones, over enough time blocks that the carry scan's highest powers
+    of the transition underflow to zero."""
+    rng = np.random.default_rng(2)
+    sos = signal.butter(4, 0.2, output="sos")
+    x = rng.standard_normal((2, 300_007))
+    zi = rng.standard_normal((len(sos), 2, 2))
+    zi[section, 0, 1] = np.nan
+    want = signal.sosfilt(sos, x, zi=zi)
+    args = on_device(standin, "float64", [sos, x, 1, zi])
+    got = _outputs(standin, OPERATIONS["sosfilt"].call(standin.variants("sosfilt")[0], args))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        kept = ~np.isnan(w)
+        assert np.linalg.norm(g[kept] - w[kept]) <= 1e-10 * np.linalg.norm(w[kept])
+
+
 # The planted faults: each check of the stand-in fails on one.
 
 

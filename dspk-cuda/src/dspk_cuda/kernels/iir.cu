@@ -231,7 +231,11 @@ __global__ void iir_carry_scan(T* slots, index_t channels, index_t blocks, int s
                 updated[d] = T(0);
                 if (active && d < size) {
                     T acc = carry[b * size + d];
-                    for (int j = 0; j < size; ++j)
+                    // A section of a cascade depends on its own state and those of the
+                    // sections before it: the rest of the row is zero and left out, so
+                    // that a NaN in a later section's state stays there, as in scipy.
+                    const int used = kind == KIND_SOS ? 2 * (d / 2) + 2 : size;
+                    for (int j = 0; j < used; ++j)
                         acc += power[d * size + j] * carry[(b - offset) * size + j];
                     updated[d] = acc;
                 }
