@@ -18,7 +18,9 @@ lists them all.
 from __future__ import annotations
 
 import abc
+import ast
 import hashlib
+import importlib.util
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -230,6 +232,59 @@ def source_hash(*parts: Any) -> str:
         text = part if isinstance(part, str) else inspect.getsource(part)
         digest.update(text.encode())
     return digest.hexdigest()[:16]
+
+
+def package_source_hash(code: Any) -> str:
+    """A short hash of a module's source and of every module of its top-level package
+    that it imports, directly or through those modules.
+
+    ``code`` is a module, or a function or class, which stands for its module.
+    Imports are read from the source with :mod:`ast`, wherever they stand in it;
+    ``import package.module`` counts that module alone, and ``from package import
+    name`` the module ``package.name`` where there is one, else ``package``: a
+    package's ``__init__`` counts only where a name that is not a module is
+    imported from it. Modules of other packages are left out.
+
+    Examples
+    --------
+    >>> import dspk.plugin
+    >>> package_source_hash(dspk.plugin) == package_source_hash(dspk.plugin.layout_of)
+    True
+    >>> len(package_source_hash(dspk.plugin))
+    16
+    """
+    first = code.__name__ if inspect.ismodule(code) else code.__module__
+    top = first.partition(".")[0]
+    sources, pending = {}, [first]
+    while pending:
+        name = pending.pop()
+        if name in sources:
+            continue
+        spec = importlib.util.find_spec(name)
+        sources[name] = spec.loader.get_source(name)
+        pending += _imports_within(sources[name], spec.parent, top)
+    return source_hash(*(sources[name] for name in sorted(sources)))
+
+
+def _imports_within(source: str, package: str, top: str) -> list[str]:
+    """The modules of the top-level package ``top`` that ``source`` imports, its relative
+    imports taken from ``package``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.partition(".")[0] == top]
+        elif isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            if base.partition(".")[0] == top:
+                found += [_module_or_base(base, alias.name) for alias in node.names]
+    return found
+
+
+def _module_or_base(base: str, name: str) -> str:
+    """The module ``base.name`` where there is one (``base`` a package), else ``base``."""
+    if importlib.util.find_spec(base).submodule_search_locations is None:
+        return base
+    return f"{base}.{name}" if importlib.util.find_spec(f"{base}.{name}") else base
 
 
 def layout_of(x: Any, axis: int) -> str:
