@@ -1,5 +1,5 @@
 """package_source_hash: a module's source and that of every module of its package it
-imports, however indirectly."""
+imports, however indirectly; and every cpu variant's source is it."""
 
 import importlib
 import sys
@@ -64,3 +64,11 @@ def test_a_function_stands_for_its_module(kit):
     entry = importlib.import_module("kit.entry")
     assert package_source_hash(entry.run) == package_source_hash(entry)
 
+
+def test_every_cpu_variant_is_hashed_with_the_modules_its_kernel_imports():
+    backend = pytest.importorskip("dspk_cpu.backend").CpuBackend()
+    from dspk.operations import OPERATIONS
+
+    for op in OPERATIONS:
+        for variant in backend.variants(op):
+            assert variant.source == package_source_hash(variant.run), (op, variant.name)

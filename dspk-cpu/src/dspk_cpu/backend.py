@@ -1,8 +1,14 @@
-"""The cpu runtime: its device, fingerprint and kernel variants."""
+"""The cpu runtime: its device, fingerprint and kernel variants.
+
+numba vectorises the channel-interleaved loops of :mod:`dspk_cpu.kernels` only with
+superword-level parallelism switched on, so this module sets ``NUMBA_SLP_VECTORIZE=1``
+unless the environment says otherwise, before the families' kernels first import numba.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 import platform
 import time
 from collections.abc import Callable
@@ -13,8 +19,10 @@ import numpy as np
 from dspk.operations import OPERATIONS
 from dspk.plugin import Backend, Problem, Variant
 
-from dspk_cpu import filtering, multichannel, resampling, spectral
-from dspk_cpu.threads import numba_parallel, threads
+os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
+
+from dspk_cpu import filtering, multichannel, resampling, spectral  # noqa: E402
+from dspk_cpu.threads import numba_parallel, threads  # noqa: E402
 
 #: A run at least this long (seconds) counts as its own warm-up when timing.
 LONG_RUN = 0.25

@@ -17,6 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from dspk_cpu import memory
+from dspk_cpu.layout import channels_index
+
 
 def threads() -> int:
     """Worker threads: ``DSPK_NUM_THREADS``, else the cores this process may run on.
@@ -35,6 +38,18 @@ def threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def use_numba_threads(at_most: int | None = None) -> int:
+    """Set how many threads numba's next parallel kernels run on, and return it:
+    :func:`threads`, no more than numba's pool (``NUMBA_NUM_THREADS``) or ``at_most``."""
+    import numba
+
+    count = min(threads(), numba.config.NUMBA_NUM_THREADS)
+    if at_most is not None:
+        count = min(count, at_most)
+    numba.set_num_threads(count)
+    return count
 
 
 def channel_slices(channels: int) -> list[slice]:
@@ -127,3 +142,27 @@ def on_threads(work: Callable[[slice], object], parts: list[slice]) -> list:
 def on_channel_slices(work: Callable[[slice], None], channels: int) -> None:
     """Call ``work(part)`` for one slice of the channels per thread."""
     on_threads(work, channel_slices(channels))
+
+
+def by_channel_slices(compute: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int,
+                      samples: int, dtype: np.dtype) -> np.ndarray:
+    """``compute`` on each thread's slice of channels of ``x``, gathered into one array.
+
+    ``compute`` maps a 2-D slice with time along ``axis`` to ``samples``
+    samples along ``axis``; the result is C-ordered with ``x``'s axes.
+
+    Examples
+    --------
+    >>> x = np.arange(6.0).reshape(2, 3)
+    >>> by_channel_slices(lambda v: v[:, :2] * 2, x, 1, 2, x.dtype)
+    array([[0., 2.],
+           [6., 8.]])
+    """
+    channels = x.shape[1 - axis]
+    y = memory.empty((channels, samples) if axis == 1 else (samples, channels), dtype)
+
+    def work(part):
+        y[channels_index(axis, part)] = compute(x[channels_index(axis, part)])
+
+    on_channel_slices(work, channels)
+    return y

@@ -1,28 +1,52 @@
-"""The cpu runtime's variants of the filtering and convolution operations."""
+"""The cpu runtime's variants of the filtering and convolution operations.
 
-from dspk.plugin import Problem, Variant
+The numba kernels of :mod:`dspk_cpu.kernels` (:mod:`.numba_kernels`), scipy.signal on
+one slice of channels per thread (:mod:`.scipy_kernels`), and FFT convolution by
+overlap-save (:mod:`.overlap_save`).
+"""
 
-from dspk_cpu import numba_kernels, scipy_kernels, spectral_overlap_save
+from dspk.plugin import Problem, Variant, package_source_hash
+
+from dspk_cpu.filtering import numba_kernels, overlap_save, scipy_kernels
+
+_NUMBA = package_source_hash(numba_kernels)
+_SCIPY = package_source_hash(scipy_kernels)
+_OVERLAP_SAVE = package_source_hash(overlap_save)
 
 
 def _is_direct(problem: Problem) -> bool:
+    """Whether the caller allows direct (time-domain) convolution."""
     return problem.param("method") in ("auto", "direct")
 
 
 def _is_fft(problem: Problem) -> bool:
+    """Whether the caller allows FFT convolution."""
     return problem.param("method") in ("auto", "fft")
 
 
 VARIANTS = {
-    "sosfilt": [numba_kernels.SOSFILT, scipy_kernels.SOSFILT],
-    "lfilter": [numba_kernels.LFILTER, scipy_kernels.LFILTER],
-    "sosfiltfilt": [numba_kernels.SOSFILTFILT, scipy_kernels.SOSFILTFILT],
-    "filtfilt": [numba_kernels.FILTFILT, scipy_kernels.FILTFILT],
+    "sosfilt": [
+        Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA),
+        Variant("scipy-threads", scipy_kernels.sosfilt, _SCIPY),
+    ],
+    "lfilter": [
+        Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA),
+        Variant("scipy-threads", scipy_kernels.lfilter, _SCIPY),
+    ],
+    "sosfiltfilt": [
+        Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA),
+        Variant("scipy-threads", scipy_kernels.sosfiltfilt, _SCIPY),
+    ],
+    "filtfilt": [
+        Variant("numba-channel-blocks", numba_kernels.filtfilt, _NUMBA),
+        Variant("scipy-threads", scipy_kernels.filtfilt, _SCIPY),
+    ],
     "convolve": [
-        Variant("numba-direct", numba_kernels.convolve_direct, numba_kernels.SOURCE, _is_direct),
-        *spectral_overlap_save.CONVOLVE,
-        Variant("fft-whole", scipy_kernels.convolve_fft, scipy_kernels.SOURCE, _is_fft),
-        Variant("fft-overlap-add", scipy_kernels.convolve_overlap_add, scipy_kernels.SOURCE,
-                _is_fft),
+        Variant("numba-direct", numba_kernels.convolve_direct, _NUMBA, _is_direct),
+        Variant("overlap-save-16", overlap_save.overlap_save_threads(16), _OVERLAP_SAVE, _is_fft),
+        Variant("overlap-save-4", overlap_save.overlap_save_threads(4), _OVERLAP_SAVE, _is_fft),
+        Variant("overlap-save-64", overlap_save.overlap_save_threads(64), _OVERLAP_SAVE, _is_fft),
+        Variant("fft-whole", scipy_kernels.convolve_fft, _SCIPY, _is_fft),
+        Variant("fft-overlap-add", scipy_kernels.convolve_overlap_add, _SCIPY, _is_fft),
     ],
 }

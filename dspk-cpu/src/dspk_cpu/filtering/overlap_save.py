@@ -16,10 +16,8 @@ scattering. The FFT length is a multiple of the taps (``factor``), a power of tw
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from dspk.plugin import Problem, Variant, layout_of, source_hash
+from dspk.plugin import layout_of
 from numba import njit
 from scipy import fft
 
@@ -221,16 +219,3 @@ def overlap_save_threads(factor):
     def run(x, h, axis):
         return _convolve(x, h, axis, factor, _on_threads if threads() > 1 else _in_sequence)
     return run
-
-
-def is_fft(problem: Problem) -> bool:
-    """Whether the caller allows FFT kernels."""
-    return problem.param("method") in ("auto", "fft")
-
-
-SOURCE = source_hash(sys.modules[__name__])
-CONVOLVE = [
-    Variant("overlap-save-16", overlap_save_threads(16), SOURCE, is_fft),
-    Variant("overlap-save-4", overlap_save_threads(4), SOURCE, is_fft),
-    Variant("overlap-save-64", overlap_save_threads(64), SOURCE, is_fft),
-]

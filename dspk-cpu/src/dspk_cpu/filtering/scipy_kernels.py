@@ -1,21 +1,22 @@
 """Variants built on scipy.signal and scipy.fft, run on several threads.
 
 scipy filters one channel at a time; these split the channels into one slice
-per thread (scipy releases the GIL inside its filter loops and FFTs).
+per thread (scipy releases the GIL inside its filter loops and FFTs). The
+zero-phase filters pad, filter forward, then backward, and crop.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 
 import numpy as np
-from dspk.plugin import Variant, source_hash
 from scipy import fft, signal
 
 from dspk_cpu import memory
-from dspk_cpu import forward_backward as fb
-from dspk_cpu.layout import channels_index
+from dspk_cpu.layout import channels_index, samples_index
 from dspk_cpu.threads import on_channel_slices, threads
+
+OnePass = Callable[[np.ndarray, int, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def sosfilt(sos, x, axis, zi):
@@ -54,8 +55,76 @@ def lfilter(b, a, x, axis, zi):
     return y, zf
 
 
-sosfiltfilt = fb.sosfiltfilt_with(sosfilt)
-filtfilt = fb.filtfilt_with(lfilter)
+def extend(x: np.ndarray, axis: int, padtype: str | None, padlen: int) -> np.ndarray:
+    """``x`` with ``padlen`` samples added at both ends of the time axis.
+
+    ``"odd"`` reflects about the end sample and negates, ``"even"`` reflects,
+    ``"constant"`` repeats the end sample.
+
+    Examples
+    --------
+    >>> extend(np.array([[1.0, 2.0, 4.0]]), 1, "odd", 2)
+    array([[-2.,  0.,  1.,  2.,  4.,  6.,  7.]])
+    """
+    if padtype is None or padlen == 0:
+        return x
+    first, last = x[samples_index(axis, slice(0, 1))], x[samples_index(axis, slice(-1, None))]
+    if padtype == "constant":
+        left = np.repeat(first, padlen, axis=axis)
+        right = np.repeat(last, padlen, axis=axis)
+    else:
+        left = x[samples_index(axis, slice(padlen, 0, -1))]
+        right = x[samples_index(axis, slice(-2, -padlen - 2, -1))]
+        if padtype == "odd":
+            left, right = 2 * first - left, 2 * last - right
+    return np.concatenate([left, x, right], axis=axis)
+
+
+def forward_backward(one_pass: OnePass, x: np.ndarray, axis: int, padtype: str | None,
+                     padlen: int, initial: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Filter forward then backward, each pass started from its steady state.
+
+    Parameters
+    ----------
+    one_pass : callable
+        ``one_pass(x, axis, zi) -> (y, zf)``, a causal filter.
+    x : ndarray
+        2-D signal, time along ``axis``.
+    axis : int
+        0 or 1.
+    padtype, padlen
+        As in :func:`dspk.sosfiltfilt`.
+    initial : callable
+        ``initial(edge)`` gives the pass's initial state for the per-channel
+        edge values ``edge`` (steady state times the edge sample).
+
+    Returns
+    -------
+    ndarray
+        The zero-phase result, in ``x``'s memory order.
+    """
+    ext = extend(x, axis, padtype, padlen)
+    edge = ext[samples_index(axis, slice(0, 1))].reshape(-1)
+    forward, _ = one_pass(ext, axis, initial(edge))
+    backward_in = forward[samples_index(axis, slice(None, None, -1))]
+    edge = backward_in[samples_index(axis, slice(0, 1))].reshape(-1)
+    backward, _ = one_pass(backward_in, axis, initial(edge))
+    end = backward.shape[axis] - padlen
+    y = backward[samples_index(axis, slice(end - 1, padlen - 1 if padlen else None, -1))]
+    return np.asfortranarray(y) if x.flags.f_contiguous and not x.flags.c_contiguous \
+        else np.ascontiguousarray(y)
+
+
+def sosfiltfilt(sos, x, axis, padtype, padlen, zi):
+    """:func:`sosfilt` forward and backward, each pass from ``zi`` times its edge sample."""
+    return forward_backward(lambda v, ax, z: sosfilt(sos, v, ax, z), x, axis, padtype,
+                            padlen, lambda edge: zi[:, None, :] * edge[None, :, None])
+
+
+def filtfilt(b, a, x, axis, padtype, padlen, zi):
+    """:func:`lfilter` forward and backward, each pass from ``zi`` times its edge sample."""
+    return forward_backward(lambda v, ax, z: lfilter(b, a, v, ax, z), x, axis, padtype,
+                            padlen, lambda edge: edge[:, None] * zi[None, :])
 
 
 def convolve_fft(x, h, axis):
@@ -72,10 +141,3 @@ def convolve_fft(x, h, axis):
 def convolve_overlap_add(x, h, axis):
     """Full convolution by scipy's overlap-add, in blocks sized to the taps."""
     return signal.oaconvolve(x, h if axis == 1 else h.T, mode="full", axes=axis)
-
-
-SOURCE = source_hash(sys.modules[__name__], fb)
-SOSFILT = Variant("scipy-threads", sosfilt, SOURCE)
-LFILTER = Variant("scipy-threads", lfilter, SOURCE)
-SOSFILTFILT = Variant("scipy-threads", sosfiltfilt, SOURCE)
-FILTFILT = Variant("scipy-threads", filtfilt, SOURCE)

@@ -1,4 +1,5 @@
-"""Channel blocks staged through one work array: the helpers of the direct FIR kernel.
+"""Channel blocks staged through one work array: the helpers of the direct FIR kernel;
+the IIR kernels share its chunk length and layout test.
 
 Channels are processed in blocks of ``block``, the innermost loops running across a
 block's channels so that they vectorise; a kernel walks through time ``CHUNK`` samples
@@ -16,7 +17,7 @@ CHUNK = 256
 """Samples of a block staged in a work array at a time."""
 
 
-def _prepare(x, axis, out, n_out, block):
+def prepare(x, axis, out, n_out, block):
     """Check the arguments common to all kernels; return channels-first views of x and out.
 
     Parameters
@@ -63,13 +64,13 @@ def _prepare(x, axis, out, n_out, block):
 
 
 @njit(inline="always")
-def _time_major(a):
+def is_time_major(a):
     """Whether consecutive samples of a (channels, samples) array are closer than channels."""
     return abs(a.strides[1]) <= abs(a.strides[0])
 
 
 @njit(inline="always")
-def _stage_in(x, c0, t0, m, work, row0):
+def stage_in(x, c0, t0, m, work, row0):
     """Copy ``x[c0:c0 + block, t0:t0 + m]`` into ``work[row0:row0 + m, 0, :]``.
 
     Lanes past the last channel of ``x`` are set to zero.
@@ -80,7 +81,7 @@ def _stage_in(x, c0, t0, m, work, row0):
         for t in range(m):
             for j in range(nb, block):
                 work[row0 + t, 0, j] = 0
-    if _time_major(x):  # one channel's run of samples after another
+    if is_time_major(x):  # one channel's run of samples after another
         for j in range(nb):
             for t in range(m):
                 work[row0 + t, 0, j] = x[c0 + j, t0 + t]
@@ -95,14 +96,14 @@ def _stage_in(x, c0, t0, m, work, row0):
 
 
 @njit(inline="always")
-def _stage_out(work, part, y, c0, t0, m):
+def stage_out(work, part, y, c0, t0, m):
     """Copy ``work[:m, part, :]`` into ``y[c0:c0 + block, t0:t0 + m]``.
 
     Lanes past the last channel of ``y`` are left out.
     """
     block = work.shape[2]
     nb = min(block, y.shape[0] - c0)
-    if _time_major(y):
+    if is_time_major(y):
         for j in range(nb):
             for t in range(m):
                 y[c0 + j, t0 + t] = work[t, part, j]

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .iir import CHUNK, _prepare, _stage_in, _stage_out
+from dspk_cpu.kernels.channel_blocks import CHUNK, prepare, stage_in, stage_out
 
 
 @functools.cache
@@ -39,7 +39,7 @@ def _convolve_kernel(block):
                         row = 0 if h.shape[0] == 1 else c0 + j
                         for i in range(k):
                             work[i, 1, j] = h[row, i]
-                    _stage_in(x, c0, lo, hi - lo, work, lo - t0 + k - 1)
+                    stage_in(x, c0, lo, hi - lo, work, lo - t0 + k - 1)
                     for t in range(m):
                         for j in range(block):
                             work[t, 2, j] = 0
@@ -56,7 +56,7 @@ def _convolve_kernel(block):
                                 work[t_first + d, 2, j] += (
                                     work[i, 1, j] * work[r_first + d, 0, j]
                                 )
-                    _stage_out(work, 2, y, c0, t0, m)
+                    stage_out(work, 2, y, c0, t0, m)
 
     return kernel
 
@@ -89,7 +89,7 @@ def convolve_direct(x, h, axis, out=None, block=8):
     h = np.asarray(h, x.dtype)
     if h.ndim != 2 or h.shape[1] == 0:
         raise ValueError(f"h must have shape (1, k) or (channels, k), got {h.shape}")
-    xc, yc, out = _prepare(x, axis, out, x.shape[axis] + h.shape[1] - 1, block)
+    xc, yc, out = prepare(x, axis, out, x.shape[axis] + h.shape[1] - 1, block)
     if h.shape[0] not in (1, xc.shape[0]):
         raise ValueError(f"h must have 1 or {xc.shape[0]} rows, got {h.shape[0]}")
     _convolve_kernel(block)(xc, h, yc, numba.get_num_threads())

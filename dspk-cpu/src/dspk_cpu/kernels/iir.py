@@ -40,15 +40,8 @@ import types
 import numpy as np
 from numba import carray, njit, prange
 
-# fir.py stages through the older helpers of channel_blocks, imported from here.
 from dspk_cpu import memory
-from dspk_cpu.kernels.channel_blocks import (  # noqa: F401
-    CHUNK,
-    _prepare,
-    _stage_in,
-    _stage_out,
-    _time_major,
-)
+from dspk_cpu.kernels.channel_blocks import CHUNK, is_time_major
 from dspk_cpu.kernels.tiles import (
     LINE,
     copy_line,
@@ -229,7 +222,7 @@ def _kernels(kind, size, width):
 
     def one_pass(coef, x, y, state, threads, stream):
         n_channels, n_samples = x.shape
-        time_major = _time_major(x)
+        time_major = is_time_major(x)
         n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
         for g in prange(n_groups):
             work = np.empty((CHUNK, width), x.dtype)
@@ -250,7 +243,7 @@ def _kernels(kind, size, width):
 
     def zero_phase(coef, zi, x, y, padtype, padlen, threads, stream):
         n_channels, n_samples = x.shape
-        time_major = _time_major(x)
+        time_major = is_time_major(x)
         n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
         n_sweeps = coef.shape[0] // size if sos else 1
         rows = max(padlen, 1)
@@ -333,7 +326,7 @@ def _output(xc):
     time axis has unit stride), starting on a cache line, and whether its rows may be
     streamed to (every row of whole tiles, or every block's line, 64-byte aligned)."""
     channels, samples = xc.shape
-    time_major = _time_major(xc)
+    time_major = is_time_major(xc)
     shape = (channels, samples) if time_major else (samples, channels)
     size = channels * samples
     raw = memory.empty(size + LINE // xc.itemsize, xc.dtype)

@@ -9,16 +9,14 @@ by blocks or as one product. ``phase_shift``: one batch of FFTs on all
 threads, or one slice of channels per thread.
 """
 
-from dspk.plugin import Problem, Variant, source_hash
+from dspk.plugin import Problem, Variant, package_source_hash
 
-from dspk_cpu import (
-    multichannel_blocks,
-    multichannel_median,
-    multichannel_phase,
-    multichannel_reference,
-    multichannel_select,
-    multichannel_whitening,
-)
+from dspk_cpu.multichannel import bitwise_select, blocks, bracket_select, phase
+
+_BITWISE = package_source_hash(bitwise_select)
+_BLOCKS = package_source_hash(blocks)
+_BRACKET = package_source_hash(bracket_select)
+_PHASE = package_source_hash(phase)
 
 
 def _is_float32(problem: Problem) -> bool:
@@ -29,38 +27,30 @@ def _is_float64(problem: Problem) -> bool:
     return problem.dtype == "float64"
 
 
-_SELECT = source_hash(multichannel_select, multichannel_blocks)
-_REFERENCE = source_hash(multichannel_reference, multichannel_blocks)
-_WHITENING = source_hash(multichannel_whitening, multichannel_blocks)
-_MEDIAN = source_hash(multichannel_median)
-_PHASE = source_hash(multichannel_phase, multichannel_blocks)
-
 VARIANTS = {
     "common_reference": [
-        Variant("numba-bitwise-select", multichannel_select.common_reference, _SELECT),
-        Variant("numpy-blocks", multichannel_reference.common_reference, _REFERENCE),
+        Variant("numba-bitwise-select", bitwise_select.common_reference, _BITWISE),
+        Variant("numpy-blocks", blocks.common_reference, _BLOCKS),
     ],
     "channel_mean": [
-        Variant("numpy-blocks", multichannel_whitening.channel_mean_blocks, _WHITENING),
-        Variant("numpy-whole", multichannel_whitening.channel_mean_whole, _WHITENING),
+        Variant("numpy-blocks", blocks.channel_mean_blocks, _BLOCKS),
+        Variant("numpy-whole", blocks.channel_mean_whole, _BLOCKS),
     ],
     "channel_covariance": [
-        Variant("blas-float64-blocks", multichannel_whitening.covariance_float64, _WHITENING),
-        Variant("blas-native-blocks", multichannel_whitening.covariance_native, _WHITENING,
-                _is_float32),
-        Variant("blas-whole", multichannel_whitening.covariance_whole, _WHITENING, _is_float64),
+        Variant("blas-float64-blocks", blocks.covariance_float64, _BLOCKS),
+        Variant("blas-native-blocks", blocks.covariance_native, _BLOCKS, _is_float32),
+        Variant("blas-whole", blocks.covariance_whole, _BLOCKS, _is_float64),
     ],
     "median_of_squares": [
-        Variant("numba-bracket-select", multichannel_median.median_of_squares, _MEDIAN),
-        Variant("numpy-partition", multichannel_whitening.median_of_squares_partition,
-                _WHITENING),
+        Variant("numba-bracket-select", bracket_select.median_of_squares, _BRACKET),
+        Variant("numpy-partition", blocks.median_of_squares_partition, _BLOCKS),
     ],
     "apply_channel_matrix": [
-        Variant("blas-blocks", multichannel_whitening.apply_blocks, _WHITENING),
-        Variant("blas-whole", multichannel_whitening.apply_whole, _WHITENING),
+        Variant("blas-blocks", blocks.apply_blocks, _BLOCKS),
+        Variant("blas-whole", blocks.apply_whole, _BLOCKS),
     ],
     "phase_shift": [
-        Variant("fft-whole", multichannel_phase.phase_shift_whole, _PHASE),
-        Variant("fft-channel-slices", multichannel_phase.phase_shift_channel_slices, _PHASE),
+        Variant("fft-whole", phase.phase_shift_whole, _PHASE),
+        Variant("fft-channel-slices", phase.phase_shift_channel_slices, _PHASE),
     ],
 }

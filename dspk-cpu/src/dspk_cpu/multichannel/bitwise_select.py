@@ -25,13 +25,12 @@ are copied into a transposed tile first (by vector transposes of whole cache lin
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from dspk_cpu import memory
 from dspk_cpu.kernels.tiles import LINE, transpose_tile
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import use_numba_threads
 
 #: Samples per parallel work item (and per transposed tile of a channels-by-samples signal).
 TILE = 64
@@ -212,8 +211,7 @@ def common_reference(x, axis, groups, operator):
            [ 0., -1.],
            [ 2.,  0.]])
     """
-    useful = max(1, x.size // MIN_WORK_PER_THREAD)
-    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS, useful))
+    use_numba_threads(at_most=max(1, x.size // MIN_WORK_PER_THREAD))
     # Samples by channels when the time axis is the slower one in memory.
     samples_by_channels = abs(x.strides[axis]) >= abs(x.strides[1 - axis])
     rows = x if samples_by_channels == (axis == 0) else x.T

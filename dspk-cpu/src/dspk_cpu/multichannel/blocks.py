@@ -1,9 +1,13 @@
-"""The kernels of whitening: channel means, the channel covariance, the median of
-squares (for the default regularisation) and the product with a channels-by-channels matrix.
+"""The multichannel kernels on numpy and BLAS, by blocks of samples: the common reference
+(numpy's median or mean across channels) and the kernels of whitening (channel means, the
+channel covariance, the median of squares for the default regularisation, and the
+product with a channels-by-channels matrix).
 
-Everything runs on the channels-by-samples view of the signal (a transpose
-view for time axis 0, never a copy) in blocks of samples; the matrix
-products are BLAS calls, which use the cores themselves.
+These kernels reduce across channels, so they split the work along time (blocks of
+samples) rather than across channels. Everything runs on the channels-by-samples view
+of the signal (a transpose view for time axis 0, never a copy); blocks run on threads
+where numpy releases the GIL (partition, reductions), and the matrix products are BLAS
+calls, which use the cores themselves.
 """
 
 from __future__ import annotations
@@ -11,8 +15,54 @@ from __future__ import annotations
 import numpy as np
 
 from dspk_cpu.layout import channel_major
-from dspk_cpu.multichannel_blocks import sample_blocks
 from dspk_cpu.threads import on_threads
+
+#: Elements of one block of samples (all channels): big enough for BLAS and
+#: the FFT to run at full speed, small enough for temporaries to stay in cache.
+BLOCK_ELEMENTS = 1 << 18
+
+_REDUCERS = {"median": np.median, "average": np.mean}
+
+
+def sample_blocks(samples: int, channels: int) -> list[slice]:
+    """Consecutive slices of the time axis of about :data:`BLOCK_ELEMENTS` elements each.
+
+    Examples
+    --------
+    >>> sample_blocks(5, 1 << 17)
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    size = max(2, BLOCK_ELEMENTS // max(channels, 1))
+    return [slice(start, min(start + size, samples)) for start in range(0, samples, size)]
+
+
+def common_reference(x, axis, groups, operator):
+    """Subtract each group's median or mean, block of samples by block, on threads.
+
+    Channels in no group come out as zeros (see :func:`dspk.common_reference`).
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 5.0], [2.0, 0.0], [4.0, 3.0]])
+    >>> common_reference(x, 1, (np.array([0, 2]),), "average")
+    array([[-1.5,  1. ],
+           [ 0. ,  0. ],
+           [ 1.5, -1. ]])
+    """
+    reduce = _REDUCERS[operator]
+    x2 = channel_major(x, axis)
+    channels, samples = x2.shape
+    y = np.empty_like(x) if sum(len(g) for g in groups) == channels else np.zeros_like(x)
+    y2 = channel_major(y, axis)
+
+    def work(part):
+        block = x2[:, part]
+        for members in groups:
+            values = block[members]
+            y2[members, part] = values - reduce(values, axis=0, keepdims=True)
+
+    on_threads(work, sample_blocks(samples, channels))
+    return y
 
 
 def channel_mean_whole(x, axis):

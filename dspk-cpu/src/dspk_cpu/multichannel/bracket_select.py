@@ -12,12 +12,11 @@ signal's dtype, as ``numpy.square(x - mean)`` would.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from dspk_cpu.layout import channel_major
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import use_numba_threads
 
 #: About this many squares go into the sample that sets the bracket.
 SAMPLE = 1 << 16
@@ -73,7 +72,7 @@ def median_of_squares(x, axis, mean):
     >>> median_of_squares(np.array([[1.0, -3.0, 2.0, 0.5]]), 1, np.array([0.5]))
     1.25
     """
-    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS))
+    threads = use_numba_threads()
     x2 = channel_major(x, axis)
     centre = np.zeros(len(x2), x.dtype) if mean is None else mean.astype(x.dtype)
     # Scan in memory order: rows along contiguous memory, the mean by row or by column.
@@ -81,7 +80,7 @@ def median_of_squares(x, axis, mean):
     a = x2 if rows_are_channels else x2.T
     zeros = np.zeros(x2.shape[1], x.dtype)
     row_mean, col_mean = (centre, zeros) if rows_are_channels else (zeros, centre)
-    parts = max(1, min(numba.get_num_threads(), x.size // MIN_WORK_PER_PART))
+    parts = max(1, min(threads, x.size // MIN_WORK_PER_PART))
     ranks = np.array([(x.size - 1) // 2, x.size // 2])
     no_offsets, nothing = np.zeros(parts, np.int64), np.zeros(0, x.dtype)
     for low, high in (_bracket(x2, centre), (-np.inf, np.inf)):

@@ -15,8 +15,7 @@ from scipy import fft
 
 from dspk_cpu import memory
 from dspk_cpu.layout import samples_index
-from dspk_cpu.threads import channel_slices, on_threads
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import channel_slices, on_threads, threads
 
 
 def _phase_ramp(theta, count):

@@ -16,12 +16,11 @@ once, a loop the compiler vectorises.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from dspk.plugin import layout_of
 from numba import njit, prange
 
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import use_numba_threads
 
 #: Output samples per parallel work item along a channel.
 BLOCK = 2048
@@ -155,7 +154,7 @@ def _across_channels(taps, x, left, right, up, down, start, y):
 
 def upfirdn(h, x, axis, up, down, left, right, start, stop):
     """The ``upfirdn`` kernel: outputs ``start`` to ``stop``, laid out like ``x``."""
-    numba.set_num_threads(min(threads(), numba.config.NUMBA_NUM_THREADS))
+    use_numba_threads()
     taps = phases(h, up)
     rows = x if axis == 1 else x.T  # channels by samples, a view
     if left is None:

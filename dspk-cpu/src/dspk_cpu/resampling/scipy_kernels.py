@@ -13,7 +13,7 @@ from scipy import fft, signal
 
 from dspk_cpu import memory
 from dspk_cpu.layout import channels_index, samples_index
-from dspk_cpu.threads import on_channel_slices, threads
+from dspk_cpu.threads import by_channel_slices, on_channel_slices, threads
 
 
 def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:
@@ -59,10 +59,5 @@ def resample_whole(x, axis, num, weights):
 
 def resample_slices(x, axis, num, weights):
     """The ``resample`` kernel: one FFT per channel slice per thread."""
-    y = _empty(x, axis, num)
-
-    def work(part):
-        y[channels_index(axis, part)] = _spectral(x[channels_index(axis, part)], axis, num, weights, 1)
-
-    on_channel_slices(work, x.shape[1 - axis])
-    return y
+    return by_channel_slices(lambda part: _spectral(part, axis, num, weights, 1), x, axis, num,
+                             x.dtype)

@@ -16,14 +16,13 @@ Arrays are handled in their memory order: the time axis of ``x`` is contiguous
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from dspk.plugin import Variant, layout_of, source_hash
+from dspk.plugin import layout_of
 from numba import njit
 from scipy import fft
 
-from dspk_cpu import memory, spectral_halfsize
+from dspk_cpu import memory
+from dspk_cpu.spectral import halfsize
 from dspk_cpu.threads import on_channel_slices, threads
 
 #: Samples (channels x FFT length) per group of channels transformed together.
@@ -75,7 +74,7 @@ def _join(real, imag, out, axis):
 def _analytic_group(x, out, axis, n, workers):
     """The analytic signal of the channels of ``x`` into ``out``; time along ``axis``."""
     if n % 2 == 0:
-        spectral_halfsize.analytic_into(x, axis, n, workers, out)
+        halfsize.analytic_into(x, axis, n, workers, out)
         return
     spectrum = fft.rfft(x, n, axis=axis, workers=workers)
     _quarter_turn(spectrum, n, axis)
@@ -129,10 +128,3 @@ def analytic_channel_threads(x, axis, n):
     on_channel_slices(lambda part: _run_groups(view, time_axis, out, n, part, 1, 4),
                       view.shape[1 - time_axis])
     return result
-
-
-SOURCE = source_hash(sys.modules[__name__], spectral_halfsize)
-HILBERT = [
-    Variant("channel-threads", analytic_channel_threads, SOURCE),
-    Variant("fft-groups", analytic_groups, SOURCE),
-]

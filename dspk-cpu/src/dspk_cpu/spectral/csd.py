@@ -2,21 +2,16 @@
 
 The segments x frequencies array of all channels is never formed: the mean
 sums blocks of segments, the median takes all segments of a block of
-channels at a time (:mod:`dspk_cpu.spectral_segments` sizes the blocks).
+channels at a time (:mod:`.segments` sizes the blocks).
 """
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from dspk.plugin import Variant, source_hash
 
-from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
-from dspk_cpu.spectral_segments import block_size, blocks, segment_count, spectra
 from dspk_cpu.layout import channel_major
-from dspk_cpu.threads import on_channel_slices
-from dspk_cpu.threads import threads
+from dspk_cpu.spectral.segments import block_size, blocks, segment_count, spectra
+from dspk_cpu.threads import on_channel_slices, threads
 
 
 def _rows(v: np.ndarray | None, part: slice) -> np.ndarray | None:
@@ -96,10 +91,3 @@ def csd_channel_threads(x, y, axis, window, step, nfft, detrend, sides, weights,
 
     on_channel_slices(work, channels)
     return _finish(p, y, axis, weights)
-
-
-SOURCE = source_hash(sys.modules[__name__], spectral_segments, spectral_slices, spectral_trend)
-CSD = [
-    Variant("frame-blocks", csd_frame_blocks, SOURCE),
-    Variant("channel-threads", csd_channel_threads, SOURCE),
-]

@@ -3,22 +3,17 @@
 Variants: the whole array in one call, pocketfft's own threads sharing out
 its rows; one slice of channels per thread; one thread (small arrays); and,
 for real FFTs of even length, the first two through complex FFTs of half the
-length (:mod:`dspk_cpu.spectral_halfsize`), other transforms as the first two.
+length (:mod:`.halfsize`), other transforms as the first two.
 """
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from dspk.plugin import Variant, source_hash
+from dspk.plugin import layout_of
 from scipy import fft
 
-from dspk.plugin import layout_of
-
-from dspk_cpu import spectral_halfsize, spectral_slices
-from dspk_cpu.spectral_slices import by_channel_slices
-from dspk_cpu.threads import threads
+from dspk_cpu.spectral import halfsize
+from dspk_cpu.threads import by_channel_slices, threads
 
 _TRANSFORMS = {"rfft": fft.rfft, "irfft": fft.irfft, "fft": fft.fft, "ifft": fft.ifft}
 
@@ -45,10 +40,10 @@ def transform_channel_threads(x, axis, n, kind, norm):
 
 
 def _halfsize_rfft(x, axis, n, norm, workers):
-    """:func:`spectral_halfsize.rfft`, looping along time when time is contiguous."""
+    """:func:`.halfsize.rfft`, looping along time when time is contiguous."""
     if axis == 0 and layout_of(x, axis) == "channel-major":
-        return spectral_halfsize.rfft(x.T, 1, n, norm, workers).T
-    return spectral_halfsize.rfft(x, axis, n, norm, workers)
+        return halfsize.rfft(x.T, 1, n, norm, workers).T
+    return halfsize.rfft(x, axis, n, norm, workers)
 
 
 def transform_halfsize(x, axis, n, kind, norm):
@@ -64,16 +59,3 @@ def transform_halfsize_channel_threads(x, axis, n, kind, norm):
         return transform_channel_threads(x, axis, n, kind, norm)
     return by_channel_slices(lambda part: _halfsize_rfft(part, axis, n, norm, 1), x, axis,
                              n // 2 + 1, np.result_type(x.dtype, np.complex64))
-
-
-SOURCE = source_hash(sys.modules[__name__], spectral_slices, spectral_halfsize)
-#: The first is what an untimed size runs: pocketfft's own threads, which
-#: allocate only the result (the half-length variants allocate the packed
-#: spectrum too, and fresh pages cost as much as the transform at 384 x 524288).
-FFT = [
-    Variant("whole-array", transform, SOURCE),
-    Variant("half-length", transform_halfsize, SOURCE),
-    Variant("half-length-channel-threads", transform_halfsize_channel_threads, SOURCE),
-    Variant("channel-threads", transform_channel_threads, SOURCE),
-    Variant("one-thread", transform_one_thread, SOURCE),
-]

@@ -1,8 +1,10 @@
-"""Segment spectra: the extended signal, its overlapping segments and their windowed FFTs.
+"""Trend removal, and segment spectra: the extended signal, its overlapping segments and
+their detrended, windowed FFTs.
 
-Signals here are channel-major 2-D views (channels by samples). Work is cut
-into blocks of about :data:`BLOCK_ELEMENTS` segment samples, so that memory
-stays bounded however long the signal.
+The ``detrend`` kernel takes 2-D signals with time along ``axis``; the segment
+functions take channel-major 2-D views (channels by samples). Work on segments
+is cut into blocks of about :data:`BLOCK_ELEMENTS` segment samples, so that
+memory stays bounded however long the signal.
 """
 
 from __future__ import annotations
@@ -14,10 +16,48 @@ from dspk.operations.spectral import BOUNDARY_PADDING
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import fft
 
-from dspk_cpu.spectral_trend import detrended
+from dspk_cpu.layout import channel_major
+from dspk_cpu.threads import by_channel_slices
 
 #: Segment samples (channels x segments x FFT length) per block of work.
 BLOCK_ELEMENTS = 1 << 21
+
+
+def detrended(v: np.ndarray, kind: str) -> np.ndarray:
+    """``v`` less its mean or least-squares line (``kind`` "constant", "linear"), per last axis.
+
+    The line is fitted to the centred sample index, so that mean and slope
+    are independent sums.
+
+    Always a new array of ``v``'s dtype (real or complex).
+
+    Examples
+    --------
+    >>> detrended(np.array([1.0, 2.0, 4.0]), "linear")
+    array([ 0.16666667, -0.33333333,  0.16666667])
+    """
+    mean = v.mean(axis=-1, keepdims=True)
+    n = v.shape[-1]
+    if kind == "constant" or n < 2:
+        return v - mean
+    ramp = np.arange(n, dtype=mean.real.dtype) - (n - 1) / 2
+    slope = (v @ ramp) / (n * (n * n - 1) / 12)  # the sum of ramp ** 2
+    return v - mean - slope[..., None] * ramp
+
+
+def detrend_whole(x, axis, kind, bp):
+    """Each piece between break points ``bp`` of every channel, vectorised over all channels."""
+    v = channel_major(x, axis)
+    y = np.empty_like(v)
+    for lo, hi in zip(bp[:-1], bp[1:]):
+        y[:, lo:hi] = detrended(v[:, lo:hi], kind)
+    return channel_major(y, axis)
+
+
+def detrend_channel_threads(x, axis, kind, bp):
+    """:func:`detrend_whole` on one slice of channels per thread."""
+    return by_channel_slices(lambda part: detrend_whole(part, axis, kind, bp), x, axis,
+                             x.shape[axis], x.dtype)
 
 
 def extended(v: np.ndarray, edge: int, boundary: str | None, pad: int) -> np.ndarray:

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from dspk.plugin import Variant, source_hash
 from scipy import fft
 
-from dspk_cpu import spectral_segments, spectral_slices, spectral_trend
-from dspk_cpu.spectral_segments import bin_count, extended, segment_count, spectra
 from dspk_cpu.layout import channel_major
-from dspk_cpu.threads import on_channel_slices
-from dspk_cpu.threads import threads
+from dspk_cpu.spectral.segments import bin_count, extended, segment_count, spectra
+from dspk_cpu.threads import on_channel_slices, threads
 
 #: What the ``stft`` kernel returns of the weighted spectra ``z``; frequency is the last axis.
 VALUES = {
@@ -102,14 +97,3 @@ def istft_channel_threads(z, window, step, nfft, sides, divisor, trim):
 
     on_channel_slices(work, z.shape[0])
     return out
-
-
-SOURCE = source_hash(sys.modules[__name__], spectral_segments, spectral_slices, spectral_trend)
-STFT = [
-    Variant("whole-array", stft_whole, SOURCE),
-    Variant("channel-threads", stft_channel_threads, SOURCE),
-]
-ISTFT = [
-    Variant("whole-array", istft_whole, SOURCE),
-    Variant("channel-threads", istft_channel_threads, SOURCE),
-]
