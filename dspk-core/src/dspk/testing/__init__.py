@@ -22,6 +22,16 @@ device here has its tests skipped with the probe's reason, unless it is
 required: named by ``--dspk-runtime`` or by the environment variable
 ``DSPK_REQUIRE_RUNTIMES`` (comma-separated), when its tests fail instead.
 
+The default set and the exhaustive set
+--------------------------------------
+A test marked ``pairwise`` is a product of parameter lists (runtime and
+variant, dtype, shapes and axes, memory order, options). By default only a
+subset of its combinations runs, chosen by :func:`pairwise`: every value of
+every parameter, and every pair of values of two parameters, appears in at
+least one test that runs. The other combinations are marked ``exhaustive``
+and deselected; ``--exhaustive`` runs them too, and ``-m exhaustive`` runs
+only them. A test marked ``exhaustive`` by hand runs only with those options.
+
 Examples
 --------
 >>> import numpy as np
@@ -32,9 +42,12 @@ True
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pytest
@@ -45,8 +58,8 @@ from dspk.plugin import Backend, OperationNotImplemented, Problem
 from dspk.registry import registry
 
 __all__ = ["NOT_IMPLEMENTED", "PYTEST_PLUGIN", "TOLERANCE", "not_implemented_reason",
-           "open_backend", "rel_l2", "required_runtimes", "run", "runtimes_under_test",
-           "select", "unimplemented", "variant_params"]
+           "open_backend", "pairwise", "rel_l2", "required_runtimes", "run",
+           "runtimes_under_test", "select", "unimplemented", "variant_params"]
 
 #: Relative L2 error allowed against the float64 reference, by the input's dtype.
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -177,6 +190,54 @@ def rel_l2(actual, expected) -> float:
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     assert np.all(np.isfinite(actual)), "non-finite output"
     return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-300))
+
+
+def pairwise(rows: Sequence[Sequence[Hashable]]) -> list[int]:
+    """Indices of a subset of ``rows`` holding every value and every pair of values they hold.
+
+    Each row gives one value per parameter, in the same order. A pair is the
+    values of two parameters in one row. The subset is chosen greedily and
+    deterministically: each step takes the first row that adds the most
+    values and pairs not yet held.
+
+    Parameters
+    ----------
+    rows : sequence of sequences
+        The combinations, such as the full product of the parameter lists.
+
+    Returns
+    -------
+    list of int
+        The chosen rows' indices, in increasing order.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> rows = list(itertools.product(range(4), "abc", "xy"))
+    >>> chosen = pairwise(rows)
+    >>> len(rows), len(chosen)
+    (24, 12)
+    >>> all({(r[i], r[j]) for r in (rows[c] for c in chosen)}
+    ...     == {(r[i], r[j]) for r in rows} for i, j in itertools.combinations(range(3), 2))
+    True
+    """
+    held = [{tuple(c) for size in (1, 2) for c in itertools.combinations(enumerate(row), size)}
+            for row in rows]
+    holders = defaultdict(list)
+    for index, features in enumerate(held):
+        for feature in features:
+            holders[feature].append(index)
+    gain = [len(features) for features in held]
+    missing = set(holders)
+    chosen = []
+    while missing:
+        best = max(range(len(rows)), key=gain.__getitem__)
+        chosen.append(best)
+        for feature in held[best] & missing:
+            missing.remove(feature)
+            for index in holders[feature]:
+                gain[index] -= 1
+    return sorted(chosen)
 
 
 def run(runtime: str, *pytest_args: str) -> int:
