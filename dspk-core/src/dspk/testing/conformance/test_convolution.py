@@ -32,6 +32,7 @@ def _inputs(rng, shape1, shape2, dtype, order="C"):
             a, v)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve", method="auto"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("mode", MODES)
@@ -47,6 +48,7 @@ def test_convolve_and_correlate(runtime, variant, dtype, mode, shape1, shape2, f
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("convolve", method="fft"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("mode", MODES)

@@ -57,6 +57,7 @@ def random_state(rng, shape):
     return rng.standard_normal(shape)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfilt"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
@@ -84,6 +85,7 @@ def test_sosfilt(runtime, variant, dtype, shape, axis, order, with_zi, design, r
     assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
@@ -109,6 +111,7 @@ def test_lfilter(runtime, variant, dtype, shape, axis, order, with_zi, design, r
     assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfiltfilt"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
@@ -127,6 +130,7 @@ def test_sosfiltfilt(runtime, variant, dtype, shape, axis, order, padtype, padle
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("filtfilt"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
@@ -145,6 +149,7 @@ def test_filtfilt(runtime, variant, dtype, shape, axis, order, padtype, padlen, 
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((4, 300), 1), ((300, 3), 0)])

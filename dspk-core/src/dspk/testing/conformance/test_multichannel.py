@@ -79,6 +79,7 @@ def group_cases(channels):
     }
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("common_reference"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("channels", "samples"), SIZES)
@@ -112,6 +113,7 @@ def test_common_reference_median_of_ties_and_nan(runtime, variant, rng):
         x, [[0, 1, 2, 3], [4, 5, 6, 7]], "median"), 7, axis=1)) <= 1e-12
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("common_reference"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("channels", [96, 383, 384])
@@ -171,6 +173,7 @@ def check_whiten(runtime, covariance, dtype, x64, axis, order, apply_mean):
         assert rel_l2(by_channels(y, axis), want_y) <= TOLERANCE[dtype], apply
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "covariance", "dtype"),
                          variant_dtype_params("channel_covariance"))
 @pytest.mark.parametrize(("channels", "samples"), WHITEN_SIZES)
@@ -194,6 +197,7 @@ def test_whiten_384_channels(runtime, covariance, dtype, rng):
     check_whiten(runtime, covariance, dtype, x64, axis, order, True)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "covariance", "dtype"),
                          variant_dtype_params("channel_covariance"))
 @pytest.mark.parametrize(("scale", "eps"), [(100.0, None), (1e-3, None), (1.0, 0.5), (1.0, 0.0)])
@@ -208,6 +212,7 @@ def test_whiten_regularisation(runtime, covariance, dtype, scale, eps, rng):
     assert rel_l2(y, want_y) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "apply"), variant_params("apply_channel_matrix"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("axis", AXES)
@@ -225,6 +230,7 @@ def test_whiten_with_given_matrix(runtime, apply, dtype, axis, order, apply_mean
     assert rel_l2(by_channels(y, axis), want_y) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("median_of_squares"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("channels", "samples"), [(1, 257), (3, 1000), (37, 499), (384, 61)])
@@ -248,6 +254,7 @@ def test_median_of_squares_kernel(runtime, variant, dtype, channels, samples, ax
     assert abs(float(got) - float(want)) <= 1e-6 * abs(float(want)) + 1e-300
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("channel_mean"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("axis", AXES)
@@ -291,6 +298,7 @@ def check_phase_shift(runtime, variant, x, x64, axis, margin, rng):
     np.testing.assert_array_equal(x, before)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("phase_shift"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("channels", "samples"), SIZES)
@@ -344,6 +352,7 @@ def test_integer_and_list_input_give_float64(runtime, name, rng):
                                                    runtime=runtime))
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("runtime", runtimes_under_test())
 @pytest.mark.parametrize("op", ["common_reference", "channel_mean", "channel_covariance",
                                 "median_of_squares", "apply_channel_matrix", "phase_shift"])

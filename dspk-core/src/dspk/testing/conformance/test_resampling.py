@@ -46,6 +46,7 @@ def check(got, want, dtype):
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("upfirdn"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis", "order"), SIGNALS)
@@ -60,6 +61,7 @@ def test_upfirdn(runtime, variant, dtype, shape, axis, order, up, down, taps, rn
     check(got, signal.upfirdn(h, x64, up, down, axis=axis), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("upfirdn"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("mode", MODES)
@@ -78,6 +80,7 @@ def test_upfirdn_modes(runtime, variant, dtype, mode, shape, axis, taps, rng):
     check(got, signal.upfirdn(h, x64, 3, 2, axis=axis, mode=mode, cval=0.75), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("upfirdn"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis", "order"), SIGNALS)
@@ -90,6 +93,7 @@ def test_resample_poly(runtime, variant, dtype, shape, axis, order, up, down, rn
     check(got, signal.resample_poly(x64, up, down, axis=axis), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("upfirdn"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("padtype", ["constant", "mean", "median", "minimum", "maximum",
@@ -128,6 +132,7 @@ def test_resample_poly_identity_and_integers(rng):
     assert rel_l2(got, signal.resample_poly(x, 3, 2, axis=1)) <= TOLERANCE[np.float64]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("resample"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis", "order"), SIGNALS)
@@ -143,6 +148,7 @@ def test_resample(runtime, variant, dtype, shape, axis, order, change, rng):
     check(got, signal.resample(x64, num, axis=axis), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("resample"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("window", ["hann", ("tukey", 0.3), "callable", "array"])
@@ -184,6 +190,7 @@ DECIMATION_FILTERS = {
 }
 
 
+@pytest.mark.pairwise
 @pytest.mark.usefixtures("default_variants")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("shape", "axis", "q"), [((1000,), -1, 2), ((5, 1023), -1, 5),

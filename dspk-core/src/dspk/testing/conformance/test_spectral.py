@@ -80,6 +80,7 @@ FFT_CASES = [  # (function, n, norm, complex input)
 ]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("fft"))
 @dtypes
 @signals
@@ -93,6 +94,7 @@ def test_fft(runtime, variant, dtype, shape, axis, order, name, n, norm, complex
     assert_matches(got, want, dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("hilbert"))
 @dtypes
 @signals
@@ -105,6 +107,7 @@ def test_hilbert(runtime, variant, dtype, shape, axis, order, n, rng):
     assert_matches(got, signal.hilbert(x64, N=n, axis=axis), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("detrend"))
 @dtypes
 @signals
@@ -139,6 +142,7 @@ def assert_frequencies(got, want):
     assert got.dtype == want.dtype and np.array_equal(got, want)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("csd"))
 @dtypes
 @signals
@@ -153,6 +157,7 @@ def test_welch(runtime, variant, dtype, shape, axis, order, options, rng):
     assert_matches(pxx, pxx_want, dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("csd"))
 @dtypes
 @signals
@@ -168,6 +173,7 @@ def test_csd(runtime, variant, dtype, shape, axis, order, options, rng):
     assert_matches(pxy, pxy_want, dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("csd"))
 @pytest.mark.parametrize(("x_shape", "y_shape", "axis"), [
     ((3, 700), (700,), -1),
@@ -215,6 +221,7 @@ def test_welch_and_csd_of_complex_signals_have_two_sides(runtime, variant, dtype
     assert_matches(pxy, signal.csd(x64, y64, nperseg=100, average=average)[1], dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("csd"))
 @dtypes
 @signals
@@ -231,6 +238,7 @@ def test_periodogram(runtime, variant, dtype, shape, axis, order, options, rng):
     assert_matches(pxx, pxx_want, dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("csd"))
 @dtypes
 @signals
@@ -286,6 +294,7 @@ STFT_CASES = [
 STFT_IDS = ["nperseg100", "even-unpadded", "odd-linear-psd", "constant-twosided", "no-boundary"]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("stft"))
 @dtypes
 @signals
@@ -305,6 +314,7 @@ SPECTROGRAM_CASES = [{}, {"nperseg": 100, "return_onesided": False, "detrend": "
                      {"nperseg": 51, "nfft": 64, "scaling": "spectrum", "noverlap": 20}]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("stft"))
 @dtypes
 @pytest.mark.parametrize(("shape", "axis", "order"), SIGNALS[2:6], ids=SIGNAL_IDS[2:6])
@@ -362,6 +372,7 @@ ISTFT_CASES = [
 ]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("istft"))
 @dtypes
 @pytest.mark.parametrize("options", ISTFT_CASES, ids=["nperseg100", "nfft", "odd-psd"])
