@@ -22,6 +22,7 @@ class NoGather:
         return self.array
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("mode", [m for m in extension.MODES if m != "constant"])
 @pytest.mark.parametrize("samples, size", [(50, 7), (9, 7), (3, 12), (2, 1)])
 @pytest.mark.parametrize("axis", [1, 0])

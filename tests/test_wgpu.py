@@ -175,6 +175,7 @@ def _run(backend, op, variant_name, *args):
     return variant.run(*native)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _variants("sosfilt"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("channels, samples", [(1, 1), (3, 777), (2, 9001)])
@@ -220,6 +221,7 @@ def test_sosfilt_past_the_loop_limit(backend, rng, variant):
 
 # -- convolve -----------------------------------------------------------------
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _variants("convolve"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("channels, samples, taps, per_channel",

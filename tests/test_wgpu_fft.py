@@ -98,6 +98,7 @@ _LENGTHS = [
 ]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("n", _LENGTHS)
@@ -110,6 +111,7 @@ def test_fft_lengths(backend, rng, variant, n, kind, dtype):
     _check_fft(backend, variant, host, 1, n, kind, "backward")
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("n", [2 ** 16, 3 * 2 ** 14])
@@ -130,6 +132,7 @@ def test_fft_longer_than_two_workgroup_passes(backend, rng, dtype):
     _check_fft(backend, "wgsl-stockham-workgroup", host, 1, host.shape[1], "fft", "backward")
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
@@ -141,6 +144,7 @@ def test_fft_norms(backend, rng, variant, norm, kind, n, dtype):
     _check_fft(backend, variant, host, 1, n, kind, norm)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("axis", [1, 0])
 @pytest.mark.parametrize("strided", [False, True])
@@ -151,6 +155,7 @@ def test_fft_layouts_and_views(backend, rng, variant, axis, strided, kind):
     _check_fft(backend, variant, host, axis, 101, kind, "backward", strided)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _variant_names("fft"))
 @pytest.mark.parametrize("kind", ["rfft", "irfft", "fft", "ifft"])
 @pytest.mark.parametrize("samples, n", [(100, 64), (100, 160), (33, 35), (40, 13)])
@@ -220,6 +225,7 @@ def test_plan_helpers(backend):
 
 # -- hilbert, resample, phase_shift ------------------------------------------------------
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("hilbert"))
 @pytest.mark.parametrize("axis", [1, 0])
@@ -245,6 +251,7 @@ def _resample_weights(samples, num):
     return weights * (num / samples)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("resample"))
 @pytest.mark.parametrize("axis", [1, 0])
@@ -268,6 +275,7 @@ def _phase_shift_reference(x, shifts, margin):
     return np.fft.irfft(np.fft.rfft(padded) * rotation, length)[:, margin:length - margin]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variant_names("phase_shift"))
 @pytest.mark.parametrize("axis", [1, 0])

@@ -107,6 +107,7 @@ def _stft_case(backend, rng, variant, axis, nperseg, noverlap, nfft, detrend, bo
     assert rel_l2(got, want) <= _tolerance(dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("stft"))
 @pytest.mark.parametrize("axis", [1, 0])
@@ -117,6 +118,7 @@ def test_stft_boundaries_and_detrends(backend, rng, variant, axis, boundary, det
                dtype=dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("stft"))
 @pytest.mark.parametrize("axis", [1, 0])
@@ -204,6 +206,7 @@ def _in(dtype, *arrays):
                  for a in arrays)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("csd"))
 @pytest.mark.parametrize("axis", [1, 0])
@@ -214,6 +217,7 @@ def test_csd_pairs_and_averages(backend, rng, variant, axis, average, pair, dtyp
     _csd_case(backend, variant, x, y, axis, 33, 20, 36, "constant", average, rng)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _variants("csd"))
 @pytest.mark.parametrize("detrend", [None, "constant", "linear"])
 @pytest.mark.parametrize(("nperseg", "noverlap", "nfft", "average"),
@@ -246,6 +250,7 @@ def _overlap_added(pieces, step):
     return total
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("variant", _variants("istft"))
 @pytest.mark.parametrize("sides", ["onesided", "twosided"])
@@ -304,6 +309,7 @@ def _convolve_reference(x, h, axis):
     return y if axis == 1 else y.T
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("taps", [1, 7, 129, 1000])
 @pytest.mark.parametrize("axis", [1, 0])

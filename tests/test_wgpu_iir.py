@@ -87,6 +87,7 @@ def _check_lfilter(backend, variant, b, a, host, x, axis, zi):
     assert rel_l2(y if axis == 1 else y.T, expected) <= TOL
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _names("lfilter"))
 @pytest.mark.parametrize("design", list(BA_DESIGNS))
 @pytest.mark.parametrize("channels, samples, axis", SHAPES)
@@ -173,6 +174,7 @@ def _padlen(padlen, samples):
     return samples - 1 if padlen == "max" else padlen
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _names("sosfiltfilt"))
 @pytest.mark.parametrize("channels, samples, axis", [(3, 777, 1), (3, 777, 0), (2, 9001, 1),
                                                       (2, 9001, 0)])
@@ -205,6 +207,7 @@ def _check_filtfilt(backend, variant, b, a, host, x, axis, padtype, padlen):
     assert rel_l2(y, expected) <= TOL
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _names("filtfilt"))
 @pytest.mark.parametrize("design", ["order3-cheby1", "order8", "fir-21-taps",
                                     "b-shorter-than-a"])

@@ -73,6 +73,7 @@ LAYOUTS = [(1, False), (0, False), (1, True), (0, True)]
 
 # -- common_reference -----------------------------------------------------------
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("variant", _names("common_reference"))
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("operator", ["median", "average"])
@@ -136,6 +137,7 @@ def test_median_reference_of_extreme_values(backend, dtype):
 
 # -- whitening ------------------------------------------------------------------
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (3, 70001), (64, 999), (385, 61)])
@@ -165,6 +167,7 @@ def test_covariance_over_many_chunks_keeps_float32_accuracy(backend, rng, monkey
     assert rel_l2(cov, x64 @ x64.T / x64.shape[1]) <= 1e-6
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples, ties", [(1, 257, False), (2, 1000, True),
@@ -186,6 +189,7 @@ def test_median_of_squares_selects_exactly(backend, rng, axis, strided, channels
     assert abs(float(got) - want) <= np.finfo(dtype).eps * want
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples", [(1, 257), (2, 100), (17, 333), (64, 129),
@@ -206,6 +210,7 @@ def test_apply_channel_matrix(backend, rng, axis, strided, channels, samples, ce
 
 # -- detrend (shares the chunk sums with channel_mean) ------------------------------
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", LAYOUTS)
 @pytest.mark.parametrize("channels, samples, bp", [(1, 1, (0, 1)), (3, 1000, (0, 1000)),

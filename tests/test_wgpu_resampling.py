@@ -43,6 +43,7 @@ def _by_channels(y, axis):
     return y if axis == 1 else y.T
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", PRECISIONS)
 @pytest.mark.parametrize("axis, strided", [(1, False), (0, False), (1, True), (0, True)])
 @pytest.mark.parametrize("channels, samples", [(1, 1), (2, 1000), (3, 777), (64, 101)])
