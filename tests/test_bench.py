@@ -1,40 +1,45 @@
-"""``dspk bench``: runs every operation beside its peer and writes what it measured."""
+"""``dspk bench``: runs every operation beside its peer and writes what it measured.
+
+The command runs in this process: by default on one tiny case, in the
+exhaustive set on every case at two shapes and both dtypes.
+"""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import types
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from dspk import bench
+from dspk import bench, cli
 
 
-def test_bench_writes_a_row_per_operation_and_size(tmp_path):
+@pytest.mark.parametrize(("ops", "shapes", "dtypes"), [
+    (["--ops", "sosfilt"], ["2x256"], ["float32"]),
+    pytest.param([], ["3x2048", "4x1000"], ["float32", "float64"], marks=pytest.mark.exhaustive),
+], ids=["one-tiny-case", "every-case"])
+def test_bench_writes_a_row_per_operation_and_size(ops, shapes, dtypes, tmp_path, capsys):
     output = tmp_path / "bench.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "dspk", "bench", "--shape", "3x2048", "4x1000", "--repeat", "1",
-         "--dtype", "float32", "float64", "--runtime", "cpu", "--json", str(output)],
-        capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
+    status = cli.main(["bench", *ops, "--shape", *shapes, "--repeat", "1", "--dtype", *dtypes,
+                       "--runtime", "cpu", "--json", str(output)])
+    printed = capsys.readouterr()
+    assert status == 0, printed.err
     rows = json.loads(output.read_text())["rows"]
-    assert len(rows) == 2 * 2 * len(bench.case_names())
+    assert len(rows) == len(shapes) * len(dtypes) * len(ops[1:] or bench.case_names())
     for row in rows:
         assert row["dspk_ms"] > 0 and row["peer_ms"] > 0
         assert abs(row["ratio"] - row["peer_ms"] / row["dspk_ms"]) < 1e-9
         assert 0 < row["copy_fraction"]
-    assert "| sosfilt | cpu | 3x2048 | float32 | scipy |" in result.stdout
+    assert f"| sosfilt | cpu | {shapes[0]} | float32 | scipy |" in printed.out
     assert {row["peer"] for row in rows} == {"scipy"}
 
 
-def test_bench_refuses_unknown_operations():
-    result = subprocess.run([sys.executable, "-m", "dspk", "bench", "--ops", "nonesuch"],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2
-    assert "unknown operations ['nonesuch']" in result.stderr
+def test_bench_refuses_unknown_operations(capsys):
+    assert cli.main(["bench", "--ops", "nonesuch"]) == 2
+    assert "unknown operations ['nonesuch']" in capsys.readouterr().err
 
 
 def test_a_runtime_supplies_its_own_peer_and_device_copy(tmp_path, monkeypatch):
