@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import TOLERANCE, open_backend, rel_l2
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
 import dspk
 
 RUNTIMES = dspk.runtime.available()
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 
 
 @st.composite
@@ -31,7 +30,6 @@ def signals(draw, max_channels=6, max_samples=600):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-@SETTINGS
 @given(data=signals(), order=st.integers(1, 8), band=st.tuples(
     st.floats(0.02, 0.45), st.floats(0.05, 0.45)), with_zi=st.booleans())
 def test_sosfilt_matches_scipy(runtime, data, order, band, with_zi):
@@ -54,7 +52,6 @@ def test_sosfilt_matches_scipy(runtime, data, order, band, with_zi):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-@SETTINGS
 @given(data=signals(), taps=st.integers(1, 300), per_channel=st.booleans(),
        mode=st.sampled_from(["full", "same", "valid"]),
        function=st.sampled_from(["fftconvolve", "oaconvolve"]))
@@ -72,7 +69,6 @@ def test_batched_convolution_matches_scipy(runtime, data, taps, per_channel, mod
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-@SETTINGS
 @given(n=st.integers(1, 400), k=st.integers(1, 400), mode=st.sampled_from(["full", "same", "valid"]),
        method=st.sampled_from(["auto", "direct", "fft"]), seed=st.integers(0, 2**32 - 1))
 def test_convolve_and_correlate_1d_match_scipy(runtime, n, k, mode, method, seed):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import TOLERANCE, open_backend, rel_l2, variant_params
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
@@ -32,7 +32,6 @@ def signals(draw):
 
 
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("upfirdn"))
-@settings(max_examples=40, deadline=None)
 @given(drawn=signals(), up=st.integers(1, 7), down=st.integers(1, 7))
 def test_resample_poly_matches_scipy(runtime, variant, drawn, up, down):
     open_backend(runtime)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from conftest import TOLERANCE, rel_l2
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
@@ -39,7 +39,6 @@ def welch_problems(draw):
     return shape, dtype, order, seed, options
 
 
-@settings(max_examples=40, deadline=None)
 @given(welch_problems())
 def test_welch_matches_scipy(problem):
     shape, dtype, order, seed, options = problem
