@@ -10,7 +10,7 @@ NaN, so an element a shader failed to write fails the test.
 import numpy as np
 import pytest
 from dspk.plugin import Problem
-from dspk.testing import TOLERANCE, rel_l2
+from dspk.testing import TOLERANCE, assert_variants_agree, rel_l2
 from scipy import signal
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
@@ -247,9 +247,9 @@ def test_filtfilt_past_the_loop_limit(backend, rng, variant):
 
 
 @pytest.mark.parametrize("op", ["lfilter", "sosfiltfilt", "filtfilt"])
-def test_prepare_compiles_every_variant(backend, op):
+def test_every_variant_is_prepared_and_agrees(backend, op):
+    """What the tuner does first: prepare each variant; each then gives one result."""
     from dspk.operations import OPERATIONS
     params = OPERATIONS[op].grid_params[0]
     problem = Problem.make(op, "float32", 2, 4096, "sample-major", **params)
-    for variant in backend.variants(op):
-        backend.prepare(variant, problem)
+    assert_variants_agree(backend, op, problem)

@@ -53,13 +53,13 @@ import numpy as np
 import pytest
 
 import dspk
-from dspk.operations import variants_of
+from dspk.operations import OPERATIONS, variants_of
 from dspk.plugin import Backend, OperationNotImplemented, Problem
 from dspk.registry import registry
 
-__all__ = ["NOT_IMPLEMENTED", "PYTEST_PLUGIN", "TOLERANCE", "not_implemented_reason",
-           "open_backend", "pairwise", "rel_l2", "required_runtimes", "run",
-           "runtimes_under_test", "select", "unimplemented", "variant_params"]
+__all__ = ["NOT_IMPLEMENTED", "PYTEST_PLUGIN", "TOLERANCE", "assert_variants_agree",
+           "not_implemented_reason", "open_backend", "pairwise", "rel_l2", "required_runtimes",
+           "run", "runtimes_under_test", "select", "unimplemented", "variant_params"]
 
 #: Relative L2 error allowed against the float64 reference, by the input's dtype.
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-10}
@@ -190,6 +190,55 @@ def rel_l2(actual, expected) -> float:
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     assert np.all(np.isfinite(actual)), "non-finite output"
     return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-300))
+
+
+def assert_variants_agree(backend: Backend, op: str, problem: Problem) -> list[str]:
+    """Prepare every variant of ``op`` for ``problem`` and check that all give one result.
+
+    What the tuner does before timing: :meth:`~dspk.plugin.Backend.prepare`
+    each variant that supports ``problem``. Then each runs on the same example
+    arguments (the catalogue's, seeded, as the backend's native arrays), and
+    each of its results must be within :data:`TOLERANCE` of the first
+    variant's (relative L2 error).
+
+    Returns
+    -------
+    list of str
+        The names of the variants checked. The test is skipped when the
+        runtime lacks ``op`` or does not compute the problem's dtype, and
+        fails when none of its variants supports ``problem``.
+
+    Examples
+    --------
+    >>> from dspk.registry import registry
+    >>> cpu = registry().probe("cpu").backend
+    >>> problem = Problem.make("common_reference", "float32", 3, 50, "channel-major",
+    ...                        operator="median")
+    >>> names = assert_variants_agree(cpu, "common_reference", problem)
+    >>> names == [variant.name for variant in cpu.variants("common_reference")]
+    True
+    """
+    if not variants_of(backend, op):
+        pytest.skip(not_implemented_reason(backend.name, op))
+    if not backend.computes(np.dtype(problem.dtype)):
+        pytest.skip(f"runtime {backend.name!r} does not compute {problem.dtype}")
+    operation = OPERATIONS[op]
+    args = operation.device_args(backend, problem, np.random.default_rng(0))
+    results = {}
+    for variant in variants_of(backend, op):
+        if variant.supports(problem):
+            backend.prepare(variant, problem)
+            got = operation.call(variant, args)
+            results[variant.name] = [dspk.to_numpy(r) for r in
+                                     (got if isinstance(got, tuple) else (got,)) if r is not None]
+    assert results, f"no variant of {op} on {backend.name!r} supports {problem}"
+    first, *others = results.items()
+    tolerance = TOLERANCE[np.dtype(problem.dtype).type]
+    for name, got in others:
+        assert len(got) == len(first[1]), (name, first[0])
+        for a, b in zip(got, first[1]):
+            assert rel_l2(a, b) <= tolerance, f"{op}: variant {name!r} differs from {first[0]!r}"
+    return list(results)
 
 
 def pairwise(rows: Sequence[Sequence[Hashable]]) -> list[int]:

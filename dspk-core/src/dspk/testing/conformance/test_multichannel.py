@@ -17,7 +17,14 @@ import dspk
 from dspk.operations import OPERATIONS
 from dspk.plugin import LAYOUTS, Problem
 from dspk.registry import registry
-from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
+from dspk.testing import (
+    TOLERANCE,
+    assert_variants_agree,
+    open_backend,
+    rel_l2,
+    runtimes_under_test,
+    variant_params,
+)
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]
@@ -358,14 +365,12 @@ def test_integer_and_list_input_give_float64(runtime, name, rng):
                                 "median_of_squares", "apply_channel_matrix", "phase_shift"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_catalogue_examples_run_on_every_variant(runtime, op, dtype, layout):
-    """What the tuner times: every variant runs on the catalogue's example arguments."""
+def test_catalogue_examples_agree_on_every_variant(runtime, op, dtype, layout):
+    """What the tuner times: every variant runs on the catalogue's example arguments, and
+    all give one result."""
     backend = open_backend(runtime)
     for params in OPERATIONS[op].grid_params:
-        problem = Problem.make(op, dtype, 3, 50, layout, **params)
-        for variant in backend.variants(op):
-            if variant.supports(problem):
-                backend.prepare(variant, problem)
+        assert_variants_agree(backend, op, Problem.make(op, dtype, 3, 50, layout, **params))
 
 
 # --- bad input ----------------------------------------------------------------------
