@@ -385,7 +385,7 @@ def test_a_margin_too_long_to_compute_is_refused_at_once(cutoff, monkeypatch):
     """A pole this close to 1 needs more samples than any margin may have: refused
     from the pole's radius, before an impulse response of gigabytes is computed."""
     computed = []
-    monkeypatch.setattr(dspk.streaming._Sections, "impulse_response",
+    monkeypatch.setattr(dspk.streaming.filters._Sections, "impulse_response",
                         lambda self, n: computed.append(n))
     sos = signal.butter(2, cutoff, "highpass", output="sos")
     with pytest.raises(ValueError, match="decays too slowly"):

@@ -48,13 +48,9 @@ import dask.array as da
 import numpy as np
 
 from dspk import multichannel, spectral, validation
-from dspk.streaming import (
-    WelchStream,
-    _one_pass,
-    _OnePass,
-    _taper,
-    _zero_phase_lengths,
-)
+from dspk.streaming import WelchStream
+from dspk.streaming.filters import OnePass, one_pass, zero_phase_lengths
+from dspk.streaming.multichannel import taper
 
 __all__ = ["sosfilt", "lfilter", "sosfiltfilt", "filtfilt", "phase_shift", "common_reference",
            "welch"]
@@ -91,7 +87,7 @@ def _block_shape(x: da.Array, axis: int, samples: int) -> tuple[int, int]:
 
 # --- causal filters: exact ---------------------------------------------------------------
 
-def _final_state(design: _OnePass, block: np.ndarray, axis: int, work: np.dtype,
+def _final_state(design: OnePass, block: np.ndarray, axis: int, work: np.dtype,
                  runtime: str | None) -> np.ndarray:
     x = block.astype(work, copy=False)
     zeros = design.state_array(np.zeros((x.shape[1 - axis], _state_size(design)), work), axis)
@@ -103,18 +99,18 @@ def _advance(transition: np.ndarray, state: np.ndarray, final: np.ndarray) -> np
     return final + state @ transition.T
 
 
-def _filter_from(design: _OnePass, block: np.ndarray, axis: int, state: np.ndarray,
+def _filter_from(design: OnePass, block: np.ndarray, axis: int, state: np.ndarray,
                  work: np.dtype, dtype: np.dtype, runtime: str | None) -> np.ndarray:
     x = block.astype(work, copy=False)
     y, _ = design.run(x, axis, design.state_array(state, axis).astype(work), runtime)
     return y.astype(dtype, copy=False)
 
 
-def _state_size(design: _OnePass) -> int:
+def _state_size(design: OnePass) -> int:
     return int(np.prod(design.state_shape))
 
 
-def _causal(design: _OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
+def _causal(design: OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
     x, axis = _signal(x, axis)
     dtype = _real(x)
     work = design.working_dtype(dtype)
@@ -175,7 +171,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     >>> bool(np.allclose(y.compute(), scipy.signal.sosfilt(sos, x, axis=0)))
     True
     """
-    return _causal(_one_pass(sos), x, axis, zi, runtime)
+    return _causal(one_pass(sos), x, axis, zi, runtime)
 
 
 def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
@@ -205,7 +201,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     >>> bool(np.allclose(y.compute(), scipy.signal.lfilter(b, a, x)))
     True
     """
-    return _causal(_one_pass((b, a)), x, axis, zi, runtime)
+    return _causal(one_pass((b, a)), x, axis, zi, runtime)
 
 
 # --- zero-phase filters and phase shift: overlapping blocks ----------------------------------
@@ -220,9 +216,9 @@ def _overlapping(x: da.Array, axis: int, margin: int, function, boundary, dtype:
                          dtype=dtype, meta=np.empty((0, 0), dtype))
 
 
-def _zero_phase(design: _OnePass, x, axis, padtype, padlen, margin, tol, runtime):
+def _zero_phase(design: OnePass, x, axis, padtype, padlen, margin, tol, runtime):
     x, axis = _signal(x, axis)
-    padlen, margin = _zero_phase_lengths(design, padtype, padlen, margin, tol)
+    padlen, margin = zero_phase_lengths(design, padtype, padlen, margin, tol)
     if x.shape[axis] <= padlen:
         raise ValueError(f"padlen={padlen} must be less than the signal length along axis, "
                          f"which is {x.shape[axis]}")
@@ -277,7 +273,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
     >>> bool(np.allclose(y.compute(), scipy.signal.sosfiltfilt(sos, x), rtol=0, atol=1e-10))
     True
     """
-    return _zero_phase(_one_pass(sos), x, axis, padtype, padlen, margin, tol, runtime)
+    return _zero_phase(one_pass(sos), x, axis, padtype, padlen, margin, tol, runtime)
 
 
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
@@ -296,7 +292,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=N
     >>> bool(np.allclose(y.compute(), scipy.signal.filtfilt(b, a, x), rtol=0, atol=1e-10))
     True
     """
-    return _zero_phase(_one_pass((b, a)), x, axis, padtype, padlen, margin, tol, runtime)
+    return _zero_phase(one_pass((b, a)), x, axis, padtype, padlen, margin, tol, runtime)
 
 
 def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runtime=None):
@@ -341,7 +337,7 @@ def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runti
         raise ValueError(f"shifts has shape {shifts.shape}; x has {x.shape[1 - axis]} "
                          f"channel(s), so shifts needs one value per channel")
     margin = validation.integer(margin, "margin", minimum=0)
-    ramp = _taper(margin)
+    ramp = taper(margin)
     shape = [1, 1]
     shape[axis] = margin
 
