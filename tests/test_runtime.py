@@ -11,6 +11,7 @@ import pytest
 
 import dspk
 from dspk.registry import RuntimeUnavailableError, registry
+from dspk.runtime import resolve
 
 
 @pytest.fixture(autouse=True)
@@ -146,3 +147,56 @@ def test_host_data_opens_no_runtime():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ['["cpu"]']
+
+
+def _resolved_name(runtime=None):
+    """The runtime a sosfilt call resolves to, or why it has none."""
+    try:
+        return resolve(runtime, np.dtype(np.float64), "sosfilt", ("sosfilt",)).name
+    except RuntimeUnavailableError:
+        return "unavailable"
+
+
+@pytest.fixture
+def other_runtime():
+    """A runtime of this build other than cpu (it need not open a device here)."""
+    others = [name for name in dspk.runtime.available() if name != "cpu"]
+    if not others:
+        pytest.skip("only cpu is installed")
+    return others[0]
+
+
+def test_a_remembered_resolution_follows_set_using_and_the_environment(monkeypatch,
+                                                                      other_runtime):
+    """resolve remembers its choice; set(), using() and DSPK_RUNTIME still change it."""
+    monkeypatch.setenv("DSPK_RUNTIME", "cpu")
+    for _ in range(2):  # the second call is served from the memo
+        assert _resolved_name() == "cpu"
+    expected = _resolved_name(other_runtime)
+    assert expected in (other_runtime, "unavailable")
+    dspk.runtime.set(other_runtime)
+    assert _resolved_name() == expected
+    dspk.runtime.set("cpu")
+    assert _resolved_name() == "cpu"
+    with dspk.runtime.using(other_runtime):
+        assert _resolved_name() == expected
+    assert _resolved_name() == "cpu"
+    dspk.runtime.set(None)
+    monkeypatch.setenv("DSPK_RUNTIME", other_runtime)
+    assert _resolved_name() == expected
+    monkeypatch.setenv("DSPK_RUNTIME", "cpu")
+    assert _resolved_name() == "cpu"
+    assert _resolved_name("cpu") == "cpu"
+
+
+def test_a_remembered_resolution_still_asks_the_registry(monkeypatch):
+    """A runtime that stops opening (a fork, a test) is refused even after a memoised call."""
+    assert _resolved_name("cpu") == "cpu"
+    reg = registry()
+    monkeypatch.setattr(reg, "_opened", {"cpu": type(reg.probe("cpu"))(None, "gone")})
+    assert _resolved_name("cpu") == "unavailable"
+
+
+def test_a_memoised_runtime_argument_of_the_wrong_type_is_still_refused():
+    with pytest.raises(ValueError, match="is not a runtime of this build"):
+        dspk.sosfilt([1, 0, 0, 1, 0, 0], np.ones(4), runtime=["cpu"])

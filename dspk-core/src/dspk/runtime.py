@@ -201,9 +201,24 @@ def using(name: str) -> Iterator[str]:
         _scoped.reset(token)
 
 
+#: Runtime names :func:`resolve` chose, by everything the choice depends on: the
+#: registry, the ``runtime=`` argument, :func:`using`, :func:`set`, ``DSPK_RUNTIME``
+#: (read on each call), the dtype and the kernels. Cleared in a forked child, whose
+#: devices may not open.
+_resolved: dict[tuple, str] = {}
+_RESOLVED_MAX = 256
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_resolved.clear)
+
+
 def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
             kernels: Sequence[str] = ()) -> Backend:
     """The backend a call runs on, following the documented order.
+
+    The runtime's name is remembered for the same arguments and the same
+    :func:`using`, :func:`set` and ``DSPK_RUNTIME`` choices; the backend is
+    opened anew from the registry on every call.
 
     Parameters
     ----------
@@ -227,13 +242,28 @@ def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
     OperationNotImplemented
         When the runtime chosen by name lacks one of ``kernels``.
     """
+    if runtime is not None and not isinstance(runtime, str):
+        validate_name(runtime, "runtime")  # raises: no runtime is named so
+    reg = registry()
+    scoped = _scoped.get()
+    named = runtime is not None or scoped is not None or _chosen is not None
+    key = (reg, runtime, scoped, _chosen,
+           None if named else os.environ.get("DSPK_RUNTIME"), dtype, function, tuple(kernels))
+    name = _resolved.get(key)
+    if name is not None:
+        return reg.open(name)
     name = validate_name(runtime, "runtime") if runtime is not None else _explicit()
     if name is None:
-        return registry().open(_default(dtype, kernels, function))
-    backend = registry().open(name)
-    missing = _lacks(backend, kernels)
-    if missing:
-        raise OperationNotImplemented(name, function, missing, _able(kernels))
+        name = _default(dtype, kernels, function)
+        backend = reg.open(name)
+    else:
+        backend = reg.open(name)
+        missing = _lacks(backend, kernels)
+        if missing:
+            raise OperationNotImplemented(name, function, missing, _able(kernels))
+    if len(_resolved) >= _RESOLVED_MAX:
+        _resolved.clear()
+    _resolved[key] = name
     return backend
 
 
