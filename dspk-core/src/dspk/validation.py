@@ -237,17 +237,39 @@ def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
     """
     if dtype != np.float32:
         return dtype
-    near = np.min(np.abs(1 - poles(denominators)), initial=np.inf) < FLOAT32_POLE_DISTANCE
+    rows = np.asarray(denominators, dtype=np.float64)
+    near = _distance_to_one(rows.tobytes(), rows.shape) < FLOAT32_POLE_DISTANCE
     return np.dtype("float64") if near else dtype
 
 
+@functools.lru_cache(maxsize=64)
+def _distance_to_one(data: bytes, shape: tuple[int, ...]) -> float:
+    """The distance of the nearest pole to ``z = 1`` (infinity when there is none)."""
+    return float(np.min(np.abs(1 - _poles(data, shape)), initial=np.inf))
+
+
 def sos_array(sos: Any) -> np.ndarray:
-    """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``."""
+    """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``.
+
+    Returns them as a read-only array, kept for the last coefficient arrays
+    checked, so that a filter applied again costs a lookup.
+
+    Examples
+    --------
+    >>> sos_array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]]).flags.writeable
+    False
+    """
     sos = np.atleast_2d(to_numpy(sos))
     if sos.ndim != 2 or sos.shape[1] != 6 or sos.shape[0] == 0:
         raise ValueError(f"sos must have shape (n_sections, 6); got {sos.shape}")
     if sos.dtype.kind not in "biuf":
         raise TypeError(f"sos must hold real numbers; got dtype {sos.dtype}")
+    return _checked_sections(np.ascontiguousarray(sos).tobytes(), sos.shape, sos.dtype)
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_sections(data: bytes, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
+    sos = np.frombuffer(data, dtype=dtype).reshape(shape)
     finite(sos, "sos")
     if np.any(sos[:, 3] == 0):
         raise ValueError("sos has a zero leading denominator coefficient sos[:, 3]")
@@ -258,19 +280,37 @@ def sos_array(sos: Any) -> np.ndarray:
 
 
 def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Check a transfer function; return ``b``, ``a`` normalised to ``a[0] == 1``, one length."""
+    """Check a transfer function; return ``b``, ``a`` normalised to ``a[0] == 1``, one length.
+
+    The results are read-only, kept for the last coefficient arrays checked.
+
+    Examples
+    --------
+    >>> ba_arrays([2.0], [2.0, -1.0])
+    (array([1., 0.]), array([ 1. , -0.5]))
+    """
     b, a = np.atleast_1d(to_numpy(b)), np.atleast_1d(to_numpy(a))
     for name, v in (("b", b), ("a", a)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D sequence; got shape {v.shape}")
         if v.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
+    return _checked_ba(b.tobytes(), b.dtype, a.tobytes(), a.dtype)
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_ba(b_data: bytes, b_dtype: np.dtype, a_data: bytes,
+                a_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    b, a = np.frombuffer(b_data, dtype=b_dtype), np.frombuffer(a_data, dtype=a_dtype)
+    for name, v in (("b", b), ("a", a)):
         finite(v, name)
     if a[0] == 0:
         raise ValueError("a[0], the leading denominator coefficient, must not be zero")
     stable(a[None, :], "a")
     size = max(a.size, b.size)
     pad = [np.pad(v / a[0], (0, size - v.size)) for v in (b, a)]
+    for v in pad:
+        v.flags.writeable = False
     return pad[0], pad[1]
 
 
