@@ -18,6 +18,7 @@ Differences from scipy.signal, all deliberate:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -116,6 +117,28 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
         return y
     zf = zf.reshape(n_sections, *view.other_shape, 2).astype(dtype, copy=False)
     return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis + 1)))
+
+
+def _steady_state(form: str, work: np.dtype, *coefficients: np.ndarray) -> np.ndarray:
+    """The step response's steady state (scipy's ``sosfilt_zi`` for ``form`` "sos",
+    ``lfilter_zi`` for "ba") in ``work``, read-only, kept for the last filters seen.
+
+    Examples
+    --------
+    >>> _steady_state("ba", np.dtype("float64"), np.array([1.0, 1.0]), np.array([1.0, -0.5]))
+    array([3.])
+    """
+    return _steady_state_of(form, np.dtype(work),
+                            *((c.tobytes(), c.dtype, c.shape) for c in coefficients))
+
+
+@functools.lru_cache(maxsize=64)
+def _steady_state_of(form: str, work: np.dtype, *coefficients: tuple) -> np.ndarray:
+    arrays = [np.frombuffer(data, dtype).reshape(shape) for data, dtype, shape in coefficients]
+    steady = (_scipy.sosfilt_zi if form == "sos" else _scipy.lfilter_zi)(*arrays)
+    steady = steady.astype(work)
+    steady.flags.writeable = False
+    return steady
 
 
 def _from_last(ndim: int, position: int) -> list[int]:
@@ -228,7 +251,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     padlen = _padlen(padtype, padlen, int(ntaps), x.shape[axis])
     validation.output_fits("sosfiltfilt", x, dtype)
     work = validation.working_dtype(dtype, sos[:, 3:])
-    zi = _scipy.sosfilt_zi(sos).astype(work)
+    zi = _steady_state("sos", work, sos)
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("sosfiltfilt", sections=bucket(len(sos)))
     y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis, padtype,
@@ -292,7 +315,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
     validation.output_fits("filtfilt", x, dtype)
     work = validation.working_dtype(dtype, a[None, :])
-    zi = _scipy.lfilter_zi(b, a).astype(work)
+    zi = _steady_state("ba", work, b, a)
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("filtfilt", order=bucket(len(a) - 1))
     y = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),

@@ -1,8 +1,9 @@
 """The cpu runtime's variants of the filtering and convolution operations.
 
 The numba kernels of :mod:`dspk_cpu.kernels` (:mod:`.numba_kernels`), scipy.signal on
-one slice of channels per thread (:mod:`.scipy_kernels`), and FFT convolution by
-overlap-save (:mod:`.overlap_save`).
+one slice of channels per thread or its compiled filters on one thread, for
+small problems (:mod:`.scipy_kernels`), and FFT convolution by overlap-save
+(:mod:`.overlap_save`).
 """
 
 from dspk.plugin import Problem, Variant, package_source_hash
@@ -28,18 +29,22 @@ VARIANTS = {
     "sosfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA),
         Variant("scipy-threads", scipy_kernels.sosfilt, _SCIPY),
+        Variant("scipy-one-thread", scipy_kernels.sosfilt_one_thread, _SCIPY),
     ],
     "lfilter": [
         Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA),
         Variant("scipy-threads", scipy_kernels.lfilter, _SCIPY),
+        Variant("scipy-one-thread", scipy_kernels.lfilter_one_thread, _SCIPY),
     ],
     "sosfiltfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA),
         Variant("scipy-threads", scipy_kernels.sosfiltfilt, _SCIPY),
+        Variant("scipy-one-thread", scipy_kernels.sosfiltfilt_one_thread, _SCIPY),
     ],
     "filtfilt": [
         Variant("numba-channel-blocks", numba_kernels.filtfilt, _NUMBA),
         Variant("scipy-threads", scipy_kernels.filtfilt, _SCIPY),
+        Variant("scipy-one-thread", scipy_kernels.filtfilt_one_thread, _SCIPY),
     ],
     "convolve": [
         Variant("numba-direct", numba_kernels.convolve_direct, _NUMBA, _is_direct),

@@ -1,8 +1,12 @@
-"""Variants built on scipy.signal and scipy.fft, run on several threads.
+"""Variants built on scipy.signal and scipy.fft, run on several threads or on one.
 
-scipy filters one channel at a time; these split the channels into one slice
-per thread (scipy releases the GIL inside its filter loops and FFTs). The
-zero-phase filters pad, filter forward, then backward, and crop.
+scipy filters one channel at a time; the threaded variants split the channels
+into one slice per thread (scipy releases the GIL inside its filter loops and
+FFTs). The one-thread variants call scipy's compiled filters (``_sosfilt``,
+``_linear_filter``) directly on the calling thread, without scipy.signal's
+argument handling: the fastest for small problems, such as a streaming chunk,
+where threads and checks cost more than the filtering. The zero-phase filters
+pad, filter forward, then backward, and crop.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 from scipy import fft, signal
+from scipy.signal._sigtools import _linear_filter
+from scipy.signal._sosfilt import _sosfilt
 
 from dspk_cpu import memory
 from dspk_cpu.layout import channels_index, samples_index
@@ -53,6 +59,39 @@ def lfilter(b, a, x, axis, zi):
 
     on_channel_slices(work, x.shape[1 - axis])
     return y, zf
+
+
+def sosfilt_one_thread(sos, x, axis, zi):
+    """scipy's compiled cascade on the calling thread; ``zi`` as (n_sections, C, 2).
+
+    Examples
+    --------
+    >>> sos = np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]])
+    >>> sosfilt_one_thread(sos, np.ones((1, 3)), 1, None)[0]
+    array([[1.  , 1.5 , 1.75]])
+    """
+    y = np.array(x.T if axis == 0 else x, order="C")  # channels x samples, filtered in place
+    channels, sections = y.shape[0], sos.shape[0]
+    state = (np.zeros((channels, sections, 2), x.dtype) if zi is None
+             else np.ascontiguousarray(zi.transpose(1, 0, 2)))
+    _sosfilt(np.ascontiguousarray(sos), y, state)
+    return (y.T if axis == 0 else y), (None if zi is None else state.transpose(1, 0, 2))
+
+
+def lfilter_one_thread(b, a, x, axis, zi):
+    """scipy's compiled direct form II transposed filter on the calling thread; ``zi`` as
+    (C, K - 1).
+
+    Examples
+    --------
+    >>> lfilter_one_thread(np.array([1.0, 0.0]), np.array([1.0, -0.5]), np.ones((1, 3)), 1,
+    ...                    None)[0]
+    array([[1.  , 1.5 , 1.75]])
+    """
+    if zi is None:
+        return _linear_filter(b, a, x, axis), None
+    y, zf = _linear_filter(b, a, x, axis, zi if axis == 1 else zi.T)
+    return y, (zf if axis == 1 else zf.T)
 
 
 def extend(x: np.ndarray, axis: int, padtype: str | None, padlen: int) -> np.ndarray:
@@ -125,6 +164,18 @@ def filtfilt(b, a, x, axis, padtype, padlen, zi):
     """:func:`lfilter` forward and backward, each pass from ``zi`` times its edge sample."""
     return forward_backward(lambda v, ax, z: lfilter(b, a, v, ax, z), x, axis, padtype,
                             padlen, lambda edge: edge[:, None] * zi[None, :])
+
+
+def sosfiltfilt_one_thread(sos, x, axis, padtype, padlen, zi):
+    """:func:`sosfilt_one_thread` forward and backward."""
+    return forward_backward(lambda v, ax, z: sosfilt_one_thread(sos, v, ax, z), x, axis,
+                            padtype, padlen, lambda edge: zi[:, None, :] * edge[None, :, None])
+
+
+def filtfilt_one_thread(b, a, x, axis, padtype, padlen, zi):
+    """:func:`lfilter_one_thread` forward and backward."""
+    return forward_backward(lambda v, ax, z: lfilter_one_thread(b, a, v, ax, z), x, axis,
+                            padtype, padlen, lambda edge: edge[:, None] * zi[None, :])
 
 
 def convolve_fft(x, h, axis):

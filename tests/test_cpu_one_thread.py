@@ -1,0 +1,62 @@
+"""The cpu runtime's one-thread variants (scipy's compiled filters called directly, for
+small problems) give scipy.signal's results: both dtypes, both time axes, with state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.signal
+
+import dspk
+from dspk.testing import TOLERANCE, rel_l2
+from dspk.tuning.tuner import forced_variant
+
+SOS = scipy.signal.butter(3, [0.05, 0.4], "bandpass", output="sos")
+B, A = scipy.signal.butter(3, [0.05, 0.4], "bandpass")
+
+
+def _signal(dtype, axis):
+    x = np.random.default_rng(3).standard_normal((5, 40)).astype(dtype)
+    return np.ascontiguousarray(x.T) if axis == 0 else x
+
+
+def _agree(got, want, dtype):
+    """Within the conformance kit's tolerance of scipy in float64, in ``dtype``."""
+    assert got.dtype == dtype and got.shape == want.shape
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_sosfilt_and_lfilter_one_thread_match_scipy(dtype, axis):
+    x = _signal(dtype, axis)
+    zi_sos = np.random.default_rng(4).standard_normal(
+        (len(SOS), *((2, 5) if axis == 0 else (5, 2)))).astype(dtype)
+    zi_ba = np.random.default_rng(5).standard_normal(
+        (len(A) - 1, 5) if axis == 0 else (5, len(A) - 1)).astype(dtype)
+    with forced_variant("sosfilt", "scipy-one-thread"):
+        y = dspk.sosfilt(SOS, x, axis=axis, runtime="cpu")
+        y_zi, zf = dspk.sosfilt(SOS, x, axis=axis, zi=zi_sos, runtime="cpu")
+    with forced_variant("lfilter", "scipy-one-thread"):
+        w = dspk.lfilter(B, A, x, axis=axis, runtime="cpu")
+        w_zi, wf = dspk.lfilter(B, A, x, axis=axis, zi=zi_ba, runtime="cpu")
+    x64, zi_sos, zi_ba = (v.astype(np.float64) for v in (x, zi_sos, zi_ba))
+    expected = [scipy.signal.sosfilt(SOS, x64, axis=axis),
+                *scipy.signal.sosfilt(SOS, x64, axis=axis, zi=zi_sos),
+                scipy.signal.lfilter(B, A, x64, axis=axis),
+                *scipy.signal.lfilter(B, A, x64, axis=axis, zi=zi_ba)]
+    for got, want in zip([y, y_zi, zf, w, w_zi, wf], expected):
+        _agree(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_zero_phase_one_thread_match_scipy(dtype, axis):
+    x = _signal(dtype, axis)
+    with forced_variant("sosfiltfilt", "scipy-one-thread"):
+        y = dspk.sosfiltfilt(SOS, x, axis=axis, runtime="cpu")
+    with forced_variant("filtfilt", "scipy-one-thread"):
+        w = dspk.filtfilt(B, A, x, axis=axis, runtime="cpu")
+    x64 = x.astype(np.float64)
+    _agree(y, scipy.signal.sosfiltfilt(SOS, x64, axis=axis), dtype)
+    _agree(w, scipy.signal.filtfilt(B, A, x64, axis=axis), dtype)
