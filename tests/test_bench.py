@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.signal import sosfilt as scipy_sosfilt
 
 from dspk import bench, cli
 
@@ -63,12 +64,15 @@ def test_a_runtime_supplies_its_own_peer_and_device_copy(tmp_path, monkeypatch):
     monkeypatch.setattr(backend, "bench_peers", lambda: {"sosfilt": ("toy-peer", toy_sosfilt)})
     monkeypatch.setattr(backend, "bench_copy", copy)
     monkeypatch.setattr(backend, "wait", lambda: events.append("wait"))
+    monkeypatch.setattr(bench, "BATCH_SECONDS", 0.0)
     output = tmp_path / "bench.json"
-    rows = bench.run(["sosfilt", "lfilter"], ["cpu"], [(3, 2048)], ["float32"], 2,
+    rows = bench.run(["sosfilt", "lfilter"], ["cpu"], [(3, 2048, "float32")], 2,
                      str(output), progress=False)
 
     assert [(r.op, r.peer) for r in rows] == [("sosfilt", "toy-peer"), ("lfilter", "scipy")]
-    assert len(seen) == 1 + 2  # warm-up and two timed runs, on the very array dspk ran on
+    # warm-up, the call that sets the loop's length (one call: BATCH_SECONDS is 0) and two
+    # timed runs, on the very array dspk ran on
+    assert len(seen) == 1 + 1 + 2
     assert all(x.shape == (3, 2048) and x.dtype == np.float32 for x in seen)
     # Every call of the peer and of the copy is followed by the device wait.
     for i, event in enumerate(events):
@@ -93,7 +97,7 @@ def test_a_failing_runtime_peer_is_a_row_that_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(registry().open("cpu"), "bench_peers",
                         lambda: {"welch": ("toy-peer", broken)})
     output = tmp_path / "bench.json"
-    (row,) = bench.run(["welch"], ["cpu"], [(2, 512)], ["float64"], 1, str(output),
+    (row,) = bench.run(["welch"], ["cpu"], [(2, 512, "float64")], 1, str(output),
                        progress=False)
     assert row.peer == "toy-peer (failed: RuntimeError)" and np.isnan(row.peer_ms)
     saved = json.loads(output.read_text())["rows"][0]
@@ -133,3 +137,18 @@ def test_the_cuda_peers_are_bench_cases_computing_what_scipy_computes(monkeypatc
             assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max()), name
     copy = backend.bench_copy(x)
     assert copy is not x and np.array_equal(copy, x)
+
+
+def test_short_calls_are_timed_in_loops(monkeypatch):
+    """A call shorter than BATCH_SECONDS runs many times a timing; the stream case keeps
+    one stream per shape, dtype and runtime, as a real-time loop does."""
+    calls = []
+    case = bench.Case("count", lambda x, r: calls.append("ours"),
+                      lambda x: calls.append("peer"))
+    bench.measure(case, "cpu", 2, 8, "float32", 2, 1e9)
+    assert calls.count("ours") > 1 + 1 + 2 and calls.count("peer") > 1 + 1 + 2
+    stream = next(c for c in bench._cases() if c.name == "SosfiltStream.push")
+    x = np.random.default_rng(0).standard_normal((3, 40))
+    y = np.concatenate([stream.ours(x[:, :20].copy(), "cpu"), stream.ours(x[:, 20:].copy(),
+                                                                          "cpu")], axis=1)
+    np.testing.assert_allclose(y, scipy_sosfilt(bench.design().sos, x), atol=1e-12)

@@ -38,6 +38,17 @@ from dspk.plugin import OperationNotImplemented
 from dspk.registry import registry
 
 FS = 30000.0
+#: The autotune grid's shapes, benched by default.
+GRID_SHAPES = [(c, n) for c in (32, 64, 128, 384) for n in (8192, 32768, 131072, 524288)]
+#: Two of them, for ``--quick``.
+QUICK_SHAPES = [(32, 8192), (384, 32768)]
+#: Small problems, benched in both dtypes with either: one channel, a trial of a few
+#: channels, 1 ms of 8 and of 384 channels at 30 kHz (a real-time loop's chunk), and
+#: 32 channels of 1024 samples.
+SMALL_SHAPES = [(1, 1000), (4, 256), (8, 30), (384, 30), (32, 1024)]
+#: Seconds of calls each timing of a case spans at least: a call shorter than this is
+#: timed in a loop of calls, so that microsecond calls are timed as precisely as long ones.
+BATCH_SECONDS = 2e-3
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,45 @@ def segment(x: Any) -> int:
     return min(1024, x.shape[-1])
 
 
+def grid(quick: bool = False, dtypes: list[str] | None = None) -> list[tuple[int, int, str]]:
+    """The sizes ``dspk bench`` runs by default: (channels, samples, dtype).
+
+    The autotune grid (:data:`QUICK_SHAPES` with ``quick``) in ``dtypes``
+    (float32 by default), then :data:`SMALL_SHAPES` in ``dtypes`` (both by default).
+
+    Examples
+    --------
+    >>> grid(quick=True)[:3]
+    [(32, 8192, 'float32'), (384, 32768, 'float32'), (1, 1000, 'float32')]
+    """
+    large = QUICK_SHAPES if quick else GRID_SHAPES
+    return ([(c, n, dtype) for c, n in large for dtype in dtypes or ["float32"]]
+            + [(c, n, dtype) for c, n in SMALL_SHAPES
+               for dtype in dtypes or ["float32", "float64"]])
+
+
+def _stream_case(sos: np.ndarray) -> Case:
+    """One chunk through :class:`dspk.streaming.SosfiltStream`, beside scipy's sosfilt with
+    its state carried from the previous chunk: a real-time loop's step."""
+    streams, states = {}, {}
+
+    def ours(x, runtime):
+        key = (x.shape, str(x.dtype), runtime)
+        if key not in streams:
+            from dspk.streaming import SosfiltStream
+
+            streams[key] = SosfiltStream(sos, runtime=runtime)
+        return streams[key].push(x)
+
+    def peer(x):
+        key = (x.shape, str(x.dtype))
+        y, states[key] = signal.sosfilt(sos, x, zi=states.get(
+            key, np.zeros((len(sos), x.shape[0], 2), x.dtype)))
+        return y
+
+    return Case("SosfiltStream.push", ours, peer)
+
+
 def _cases() -> list[Case]:
     import dspk
 
@@ -126,6 +176,7 @@ def _cases() -> list[Case]:
              lambda x: fft.rfft(x, workers=1)),
         Case("rfft-vs-all-workers", lambda x, r: dspk.rfft(x, runtime=r),
              lambda x: fft.rfft(x, workers=-1)),
+        _stream_case(sos),
     ]
 
 
@@ -146,10 +197,17 @@ class Row:
     copy_fraction: float
 
 
-def _timed(call: Callable[[], Any]) -> float:
+def _timed(call: Callable[[], Any], calls: int = 1) -> float:
+    """Seconds a call takes: the mean of ``calls`` calls in a loop."""
     start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - start) / calls
+
+
+def _batch(call: Callable[[], Any]) -> int:
+    """How many calls in a loop span :data:`BATCH_SECONDS`, from one call timed now."""
+    return max(1, min(10000, int(BATCH_SECONDS / max(_timed(call), 1e-9))))
 
 
 def copy_bandwidth(nbytes: int, repeat: int = 5) -> float:
@@ -210,6 +268,10 @@ def measure(case: Case, runtime: str, channels: int, samples: int, dtype: str,
             repeat: int, bandwidth: float, copies: dict | None = None) -> Row:
     """Time ``case`` and its peer, interleaved, after a warm-up of each.
 
+    A call shorter than :data:`BATCH_SECONDS` is timed in a loop of calls that
+    spans it (the count set by one more call after the warm-up), and the
+    loop's mean per call counts as one run.
+
     Parameters
     ----------
     case : Case
@@ -260,15 +322,27 @@ def measure(case: Case, runtime: str, channels: int, samples: int, dtype: str,
         if label == "scipy":
             raise
         label, peer_call = f"{label} (failed: {type(error).__name__})", None
+    ours_batch, peer_batch = _batch(ours_call), _batch(peer_call) if peer_call else 1
     ours, theirs = [], []
     for _ in range(repeat):
-        ours.append(_timed(ours_call))
-        theirs.append(_timed(peer_call) if peer_call else math.nan)
+        ours.append(_timed(ours_call, ours_batch))
+        theirs.append(_timed(peer_call, peer_batch) if peer_call else math.nan)
     ours_s, theirs_s = statistics.median(ours), statistics.median(theirs)
     outputs = y if isinstance(y, tuple) else (y,)
     moved = x.nbytes + sum(dspk.to_numpy(out).nbytes for out in outputs)
     return Row(case.name, runtime, channels, samples, dtype, label, ours_s * 1e3,
                theirs_s * 1e3, theirs_s / ours_s, moved / ours_s / 1e9, moved / ours_s / floor)
+
+
+def _ms(value: float) -> str:
+    """Milliseconds to one decimal, or three significant digits below 10.
+
+    Examples
+    --------
+    >>> _ms(144.53), _ms(1.4712), _ms(0.014512)
+    ('144.5', '1.47', '0.0145')
+    """
+    return f"{value:.1f}" if value >= 10 else f"{value:.3g}"
 
 
 def table(rows: list[Row]) -> str:
@@ -277,7 +351,7 @@ def table(rows: list[Row]) -> str:
              "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append(f"| {r.op} | {r.runtime} | {r.channels}x{r.samples} | {r.dtype} | "
-                     f"{r.peer} | {r.dspk_ms:.1f} | {r.peer_ms:.1f} | {r.ratio:.2f}x | "
+                     f"{r.peer} | {_ms(r.dspk_ms)} | {_ms(r.peer_ms)} | {r.ratio:.2f}x | "
                      f"{r.gb_per_s:.2f} | {r.copy_fraction:.0%} |")
     return "\n".join(lines)
 
@@ -310,9 +384,10 @@ def plot(rows: list[Row], path: str) -> None:
     figure.savefig(path, dpi=120)
 
 
-def run(ops: list[str] | None, runtimes: list[str], shapes: list[tuple[int, int]],
-        dtypes: list[str], repeat: int, output: str | None, progress: bool = True) -> list[Row]:
-    """Benchmark every selected case; print the table as rows arrive; write JSON.
+def run(ops: list[str] | None, runtimes: list[str], sizes: list[tuple[int, int, str]],
+        repeat: int, output: str | None, progress: bool = True) -> list[Row]:
+    """Benchmark every selected case at every (channels, samples, dtype) of ``sizes``;
+    print the table as rows arrive; write JSON.
 
     The JSON holds the rows (a failed runtime peer's times as null), the
     host copy bandwidth by array size in bytes and, for runtimes with a
@@ -328,27 +403,26 @@ def run(ops: list[str] | None, runtimes: list[str], shapes: list[tuple[int, int]
     rows = []
     if progress:
         print("\n".join(table([]).splitlines()), flush=True)
-    for channels, samples in shapes:
-        for dtype in dtypes:
-            nbytes = channels * samples * np.dtype(dtype).itemsize
-            if nbytes not in bandwidths:
-                bandwidths[nbytes] = copy_bandwidth(nbytes)
-            for runtime in runtimes:
-                if not registry().open(runtime).computes(np.dtype(dtype)):
+    for channels, samples, dtype in sizes:
+        nbytes = channels * samples * np.dtype(dtype).itemsize
+        if nbytes not in bandwidths:
+            bandwidths[nbytes] = copy_bandwidth(nbytes)
+        for runtime in runtimes:
+            if not registry().open(runtime).computes(np.dtype(dtype)):
+                if progress:
+                    print(f"({runtime} does not compute {dtype}: no rows)", flush=True)
+                continue
+            for case in selected:
+                try:
+                    row = measure(case, runtime, channels, samples, dtype, repeat,
+                                  bandwidths[nbytes], copies)
+                except OperationNotImplemented as error:  # a partial runtime
                     if progress:
-                        print(f"({runtime} does not compute {dtype}: no rows)", flush=True)
+                        print(f"({error}: no {case.name} row)", flush=True)
                     continue
-                for case in selected:
-                    try:
-                        row = measure(case, runtime, channels, samples, dtype, repeat,
-                                      bandwidths[nbytes], copies)
-                    except OperationNotImplemented as error:  # a partial runtime
-                        if progress:
-                            print(f"({error}: no {case.name} row)", flush=True)
-                        continue
-                    rows.append(row)
-                    if progress:
-                        print(table([row]).splitlines()[-1], flush=True)
+                rows.append(row)
+                if progress:
+                    print(table([row]).splitlines()[-1], flush=True)
     if output:
         result = {"rows": [{k: None if isinstance(v, float) and math.isnan(v) else v
                             for k, v in asdict(r).items()} for r in rows],

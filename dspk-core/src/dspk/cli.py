@@ -54,13 +54,11 @@ def _bench(args: argparse.Namespace) -> int:
     runtimes = args.runtime or [runtime.current()]
     for name in runtimes:
         runtime.validate_name(name)
-    if args.quick:
-        shapes, repeat = [(32, 8192), (384, 32768)], 3
+    if args.shape:
+        sizes = [(c, n, dtype) for c, n in args.shape for dtype in args.dtype or ["float32"]]
     else:
-        shapes = [(c, n) for c in (32, 64, 128, 384) for n in (8192, 32768, 131072, 524288)]
-        repeat = args.repeat
-    rows = bench.run(args.ops, runtimes, args.shape or shapes, args.dtype or ["float32"],
-                     repeat, args.json)
+        sizes = bench.grid(args.quick, args.dtype)
+    rows = bench.run(args.ops, runtimes, sizes, 3 if args.quick else args.repeat, args.json)
     if args.plot:
         bench.plot(rows, args.plot)
         print(f"plot: {args.plot}")
@@ -282,12 +280,13 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--runtime", nargs="+", default=None,
                        help="runtimes (default: the current one)")
     bench.add_argument("--shape", nargs="+", type=_shape, default=None,
-                       help="CHANNELSxSAMPLES (default: the autotune grid)")
+                       help="CHANNELSxSAMPLES (default: the autotune grid, then small shapes)")
     bench.add_argument("--dtype", nargs="+", choices=["float32", "float64"], default=None,
-                       help="dtypes (default: float32)")
+                       help="dtypes (default: float32, and both for the small shapes)")
     bench.add_argument("--repeat", type=int, default=5, help="timed runs of each; medians")
     bench.add_argument("--quick", action="store_true",
-                       help="two small shapes, three runs: well under a minute")
+                       help="two shapes of the grid and the small ones, three runs: "
+                            "about a minute")
     bench.add_argument("--json", default=None, help="write the results to this JSON file")
     bench.add_argument("--plot", default=None, help="draw the ratios to this PNG (matplotlib)")
     bench.set_defaults(handler=_bench)
