@@ -395,7 +395,19 @@ class Backend(abc.ABC):
         return isinstance(x, np.ndarray)
 
     def prepare(self, variant: Variant, problem: Problem) -> None:
-        """Compile or warm up a kernel ahead of timing; nothing by default."""
+        """Compile or warm up a kernel ahead of timing.
+
+        By default, calls it once on a small input of the problem's dtype,
+        layout and parameters (at most 2 channels of 1024 samples, the
+        catalogue's example arguments as native arrays), then :meth:`wait`.
+        """
+        from dspk.operations import OPERATIONS
+
+        operation = OPERATIONS[problem.op]
+        small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
+                        problem.layout, problem.params)
+        operation.call(variant, operation.device_args(self, small, np.random.default_rng(0)))
+        self.wait()
 
     def wait(self) -> None:
         """Block until the work submitted to the device is done; nothing by default.

@@ -12,7 +12,6 @@ import importlib
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
-from dspk.operations import OPERATIONS
 from dspk.plugin import Backend, Problem, Variant
 
 from dspk_cuda import device, sources
@@ -64,12 +63,10 @@ class CupyBackend(Backend):
         return isinstance(x, self.cupy.ndarray)
 
     def prepare(self, variant: Variant, problem: Problem) -> None:
-        """Compile every kernel source, then run the variant once on a small input."""
+        """Compile every kernel source, then run the variant once on a small input
+        (:meth:`dspk.plugin.Backend.prepare`)."""
         sources.compile_all()
-        small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
-                        problem.layout, problem.params)
-        variant.run(*OPERATIONS[problem.op].device_args(self, small, np.random.default_rng(0)))
-        self.cupy.cuda.get_current_stream().synchronize()
+        super().prepare(variant, problem)
 
     def wait(self) -> None:
         """Block until the current stream's work is done."""

@@ -8,7 +8,7 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
-from dspk.plugin import Backend, Problem, Variant
+from dspk.plugin import Backend
 
 from dspk_wgpu.adapter import describe, open_device, select_adapter
 from dspk_wgpu.arrays import supported
@@ -81,15 +81,6 @@ class WgpuBackend(Backend):
 
     def is_native(self, x: Any) -> bool:
         return isinstance(x, self._array_type) and x.gpu is self.gpu
-
-    def prepare(self, variant: Variant, problem: Problem) -> None:
-        """Compile the variant's pipelines on a small input."""
-        from dspk.operations import OPERATIONS
-
-        small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
-                        problem.layout, problem.params)
-        variant.run(*OPERATIONS[problem.op].device_args(self, small, np.random.default_rng(0)))
-        self.gpu.wait()
 
     def wait(self) -> None:
         """Block until the submitted command buffers are done."""
