@@ -3,8 +3,9 @@
 The time-parallel design (shared with the wgpu runtime's algorithm, not its
 code): the filter's state is a vector of ``D`` numbers (scipy's ``zi``
 layout); over a block of ``L`` samples it maps as ``s -> T s + f``, with
-``T`` the same for every full block and computed here on the host in
-float64, ``f`` the block's final state from a zero start. One pass filters
+``T`` the same for every full block and computed on the host
+(:mod:`dspk.kernel_support.transitions`, rounded once to the signal's
+dtype), ``f`` the block's final state from a zero start. One pass filters
 every (channel, block) from zero and keeps ``f``; a Kogge-Stone scan over
 blocks, with the powers ``T^(2^k)``, gives every block its true start; a
 second pass filters every block again from it and writes the output. The
@@ -21,12 +22,12 @@ filtfilt of any order runs one thread per channel.
 
 from __future__ import annotations
 
-import functools
 import sys
 from dataclasses import dataclass
 
 import cupy as cp
 import numpy as np
+from dspk.kernel_support import transitions
 from dspk.plugin import Problem, Variant, source_hash
 
 from dspk_cuda import layout, sources
@@ -107,23 +108,24 @@ def _scratch(channels: int, samples: int, dtype, reversed: bool = False):
 
 @dataclass(frozen=True, eq=False)
 class Filter:
-    """Coefficients on the device and on the host (float64), and the state size."""
+    """Coefficients on the device and on the host (float64 rows of sections), and the state size."""
 
     kind: int
     coefficients: object  # device: sos rows, or b then a
     count: int            # sections, or taps of b (= of a)
-    host: np.ndarray      # float64: sos (S, 6), or (2, K) rows b and a
+    rows: np.ndarray      # float64 rows [b0 .. bM, a0 .. aM], as dspk.kernel_support.transitions
+    order: int            # M: 2 for sos, taps - 1 for a direct form
 
     @classmethod
     def sos(cls, sos) -> Filter:
         return cls(SOS, cp.ascontiguousarray(sos), sos.shape[0],
-                   cp.asnumpy(sos).astype(np.float64))
+                   cp.asnumpy(sos).astype(np.float64), 2)
 
     @classmethod
     def direct(cls, b, a) -> Filter:
         coefficients = cp.concatenate([b.ravel(), a.ravel()])
         return cls(DF2T, coefficients, b.size,
-                   cp.asnumpy(coefficients).astype(np.float64).reshape(2, -1))
+                   cp.asnumpy(coefficients).astype(np.float64)[None, :], b.size - 1)
 
     @property
     def size(self) -> int:
@@ -133,62 +135,6 @@ class Filter:
     def capacity(self) -> int:
         """The smallest compiled register capacity that holds the state."""
         return next(c for c in sources.IIR_CAPACITIES if c >= self.size)
-
-
-#: Host precision of transition matrices: x86's 80-bit long double where NumPy has it.
-WIDE = np.longdouble
-
-
-def _one_step(kind: int, coefficients: np.ndarray) -> np.ndarray:
-    """The zero-input one-sample transition of the filter's state, in :data:`WIDE`."""
-    c = coefficients.astype(WIDE)
-    if kind == SOS:
-        size = 2 * len(c)
-        z = np.eye(size, dtype=WIDE).reshape(len(c), 2, size)  # z[s, k, column]
-        v = np.zeros(size, WIDE)
-        for s, (b0, b1, b2, _, a1, a2) in enumerate(c):
-            out = b0 * v + z[s, 0]
-            z[s, 0] = b1 * v - a1 * out + z[s, 1]
-            z[s, 1] = b2 * v - a2 * out
-            v = out
-        return z.reshape(size, size)
-    a = c[1]
-    size = len(a) - 1
-    step = np.zeros((size, size), WIDE)
-    step[:, 0] = -a[1:]                       # the output (= z[0]) fed back
-    step[np.arange(size - 1), np.arange(1, size)] = 1
-    return step
-
-
-@functools.lru_cache(maxsize=64)
-def _powers_cached(kind: int, host: bytes, shape: tuple, length: int, steps: int) -> np.ndarray:
-    coefficients = np.frombuffer(host).reshape(shape)
-    one = _one_step(kind, coefficients)
-    block = np.eye(len(one), dtype=WIDE)
-    square = one
-    while length:                              # block = one ** length, by squaring
-        if length & 1:
-            block = square @ block
-        square = square @ square
-        length >>= 1
-    powers = [block]
-    for _ in range(steps - 1):
-        powers.append(powers[-1] @ powers[-1])
-    return np.asarray(powers)
-
-
-def transition_powers(filt: Filter, length: int, steps: int) -> np.ndarray:
-    """``T ** (2 ** k)`` for ``k < max(steps, 1)``, ``T`` the state's map over ``length`` zero samples.
-
-    Computed in :data:`WIDE` precision from the one-sample transition by
-    repeated squaring, so that the scan starts from matrices rounded once:
-    filters with poles near ``z = 1`` have transitions whose entries cancel
-    heavily. Components are ordered as the kernels' state: ``2 s + k`` for
-    section ``s`` of a cascade (scipy's ``zi[s, :, k]``), ``k`` for a direct
-    form.
-    """
-    return _powers_cached(filt.kind, filt.host.tobytes(), filt.host.shape, length,
-                          max(steps, 1))
 
 
 def _geometry(length: int, size: int, itemsize: int) -> tuple[int, int]:
@@ -221,7 +167,8 @@ def time_parallel_pass(filt: Filter, source: Source, sink: Sink, channels: int, 
     if blocks > 1:
         run(grid, (THREADS,), common + (i32(0), dummy, i32(0), i32(channel_fastest)))
     steps = (blocks - 1).bit_length()
-    powers = cp.asarray(transition_powers(filt, block_len, steps).astype(dtype)) if steps else dummy
+    powers = (cp.asarray(transitions.scan_powers(filt.rows, filt.order, block_len, steps, dtype))
+              if steps else dummy)
     edge_source = edge_source or source
     scan_threads = 1 << steps
     scan = sources.kernel("iir", dtype, f"iir_carry_scan<{{t}}, {filt.capacity}>")
@@ -348,7 +295,7 @@ def _register_order(problem: Problem) -> bool:
     return problem.param("order", 0) <= MAX_STATE
 
 
-SOURCE = source_hash(sys.modules[__name__], sources.text("iir"))
+SOURCE = source_hash(sys.modules[__name__], transitions, sources.text("iir"))
 VARIANTS = {
     "sosfilt": [Variant("cuda-time-parallel", sosfilt, SOURCE)],
     "sosfiltfilt": [Variant("cuda-time-parallel", sosfiltfilt, SOURCE)],

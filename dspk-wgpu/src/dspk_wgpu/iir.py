@@ -5,9 +5,9 @@ direct form II: sosfilt's second-order sections (``M = 2``), lfilter's
 ``b, a`` as one section of order ``K - 1``. The cascade is a linear recurrence
 on a state of ``D = sections * M`` numbers (scipy's zi layout). Over a block
 of ``L`` samples the state maps as ``s -> T s + g``, where ``T`` (computed on
-the host in float64, by filtering the ``D`` unit states through ``L`` zero
-samples) is the same for every full block and ``g`` is the block's final
-state from a zero start. So a :class:`Pass` over a signal runs as:
+the host, :mod:`dspk.kernel_support.transitions`) is the same for every full
+block and ``g`` is the block's final state from a zero start. So a
+:class:`Pass` over a signal runs as:
 
 1. a carry pass: every (channel, block) filters its block, block 0 from the
    pass's initial state and the others from zero, keeping only final states;
@@ -33,7 +33,7 @@ sample-coefficient steps, whatever the signal's length. The fallback
 signal, one dispatch per bounded chunk, the state carried in a buffer.
 
 Signal, coefficients and states share one dtype, float32 or float64, and the
-shaders compute in it (``T`` is uploaded in that dtype).
+shaders compute in it (the powers of ``T`` are uploaded rounded to it).
 
 A pass reads its input through offset and strides (a negative time stride
 reads backwards), optionally extended at both ends by an index function
@@ -50,8 +50,8 @@ from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
+from dspk.kernel_support import transitions
 from dspk.plugin import Variant, source_hash
-from scipy import signal
 
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
@@ -93,38 +93,6 @@ EXTENSIONS = {None: 0, "odd": 1, "even": 2, "constant": 3}
 CROP = 4
 
 
-def block_transition(rows: np.ndarray, order: int, length: int) -> np.ndarray:
-    """``T`` with ``s_after = T s_before`` over ``length`` zero input samples, float64.
-
-    ``rows`` holds one section per row, ``[b0 .. bM, a0 .. aM]`` with ``M =
-    order``; components are ordered (section, delay), as scipy's zi.
-
-    Examples
-    --------
-    >>> sos = signal.butter(2, 0.3, output="sos")
-    >>> T = block_transition(sos, 2, 5)
-    >>> _, zf = signal.sosfilt(sos, np.zeros(5), zi=np.array([[1.0, 0.0]]))
-    >>> bool(np.allclose(T[:, 0], zf.ravel()))
-    True
-    """
-    dim = len(rows) * order
-    starts = np.eye(dim).reshape(dim, len(rows), order)
-    signal_in = np.zeros((dim, length))
-    finals = []
-    for section, row in enumerate(rows):
-        signal_in, final = signal.lfilter(row[:order + 1], row[order + 1:], signal_in,
-                                          axis=-1, zi=starts[:, section])
-        finals.append(final)
-    return np.stack(finals, axis=1).reshape(dim, dim).T
-
-
-def _scan_powers(transition: np.ndarray, steps: int, dtype) -> np.ndarray:
-    powers = [transition]
-    for _ in range(steps - 1):
-        powers.append(powers[-1] @ powers[-1])
-    return np.asarray(powers, dtype=dtype)
-
-
 class Cascade:
     """Sections of one order on the device, rows ``[b0 .. bM, a0 .. aM]`` as the shaders read them.
 
@@ -160,11 +128,14 @@ class Cascade:
         return self.rows.to_numpy().astype(np.float64)
 
     def transition(self, length: int) -> np.ndarray:
-        """:func:`block_transition` over ``length`` samples, float64, made once per length."""
-        cache = self.__dict__.setdefault("_transitions", {})
-        if length not in cache:
-            cache[length] = block_transition(self.host_rows, self.order, length)
-        return cache[length]
+        """The state's map over ``length`` zero samples, float64
+        (:func:`dspk.kernel_support.transitions.block_transition`)."""
+        return transitions.block_transition(self.host_rows, self.order, length)
+
+    def scan_powers(self, length: int, steps: int) -> np.ndarray:
+        """The scan's ``T ** (2 ** k)``, ``k < steps``, in the coefficients' dtype."""
+        return transitions.scan_powers(self.host_rows, self.order, length, steps,
+                                       self.rows.dtype)
 
     @property
     def slot_size(self) -> int:
@@ -235,10 +206,9 @@ class Schedule:
         """The Kogge-Stone scan over the first ``slots`` slots, blocks of ``length``."""
         cascade = self.cascade
         steps = max(0, (slots - 1).bit_length())
-        transition = cascade.transition(length) if steps else None
-        if not steps or not transition.any():
+        if not steps or not cascade.transition(length).any():
             return
-        powers = self.gpu.upload(_scan_powers(transition, steps, cascade.rows.dtype))
+        powers = self.gpu.upload(cascade.scan_powers(length, steps))
         spare = self.gpu.zeros(self.slots * self.slot_bytes)
         groups = math.ceil(self.run.channels / self.launch.workgroup)
         for step in range(steps):
@@ -378,7 +348,7 @@ def schedule_variants(kernel_on, source: str, supports=None) -> list[Variant]:
                              supports))
 
 
-SOURCE = source_hash(sys.modules[__name__], shader_source("sos_blocks"),
+SOURCE = source_hash(sys.modules[__name__], transitions, shader_source("sos_blocks"),
                      shader_source("sos_scan"))
 
 VARIANTS = {
