@@ -32,6 +32,7 @@ import math
 import sys
 from dataclasses import dataclass
 
+from dspk.kernel_support import segments as segment_support
 from dspk.plugin import Variant, source_hash
 
 from dspk_wgpu import fft, layout
@@ -152,10 +153,6 @@ def element_grid(count: int, rows: int):
         yield row0, (math.ceil(count / WORKGROUP), batch, 1)
 
 
-def _bins(nfft: int, sides: str) -> int:
-    return nfft // 2 + 1 if sides == "onesided" else nfft
-
-
 # -- stft ---------------------------------------------------------------------------------
 
 def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, value):
@@ -164,10 +161,9 @@ def stft_fused(x, axis, window, step, nfft, detrend, sides, boundary, pad, weigh
     gpu = x.gpu
     nperseg = window.shape[0]
     channels, samples = x.shape[1 - axis], x.shape[axis]
-    edge = nperseg // 2 if boundary is not None else 0
-    segments = (samples + 2 * edge + pad - nperseg) // step + 1
+    edge, segments = segment_support.stft_extent(samples, nperseg, step, boundary, pad)
     plan = Segmentation(segments, step, nperseg, nfft, edge, edge, boundary, detrend)
-    bins = _bins(nfft, sides)
+    bins = segment_support.bin_count(nfft, sides)
     shape = (channels, bins, segments) if axis == 1 else (bins, channels, segments)
     z = WgpuArray.empty(gpu, shape, real_dtype(real, value == "complex"))
     out_sc, out_sb, out_ss = (z.element_strides if axis == 1 else
@@ -210,7 +206,8 @@ def _csd_plan(x, y, axis, window, step, nfft, detrend) -> Segmentation:
     """The segments of the longer signal; the shorter reads as zeros past its end."""
     samples = x.shape[axis] if y is None else max(x.shape[axis], y.shape[axis])
     nperseg = window.shape[0]
-    return Segmentation((samples - nperseg) // step + 1, step, nperseg, nfft, detrend=detrend)
+    return Segmentation(segment_support.segment_count(samples, nperseg, step), step, nperseg,
+                        nfft, detrend=detrend)
 
 
 def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
@@ -223,7 +220,7 @@ def csd_fused(x, y, axis, window, step, nfft, detrend, sides, weights, average):
     gpu = x.gpu
     plan = _csd_plan(x, y, axis, window, step, nfft, detrend)
     channels = max(x.shape[1 - axis], 1 if y is None else y.shape[1 - axis])
-    bins = _bins(nfft, sides)
+    bins = segment_support.bin_count(nfft, sides)
     cross = y is not None
     shape = (channels, bins) if axis == 1 else (bins, channels)
     p = WgpuArray.empty(gpu, shape, real_dtype(real, cross))
@@ -328,7 +325,7 @@ def _overlap_add_dispatches(frames, window, divisor, x, segments, step, trim, fi
             for c0, grid in element_grid(max(0, u_end - u_begin), c_end - c_begin)]
 
 
-SOURCE = source_hash(sys.modules[__name__],
+SOURCE = source_hash(sys.modules[__name__], segment_support,
                      *(shader_source(f"framing_{name}") for name in
                        ("segments", "values", "unwrap", "mean", "median", "gather",
                         "overlap_add")))
