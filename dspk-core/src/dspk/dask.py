@@ -441,9 +441,9 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=No
                "nfft": nfft, "detrend": detrend, "return_onesided": return_onesided,
                "scaling": scaling}
     stream = WelchStream(axis=axis, runtime=runtime, **options)  # checks the options
-    length, size = x.shape[axis], stream.nperseg
-    step = size - stream.noverlap
-    starts = np.arange(0, length - size + 1, step)
+    segments = stream.segments.sides_of(x.dtype)
+    length, size = x.shape[axis], segments.nperseg
+    starts = np.arange(0, length - size + 1, segments.step)
     if starts.size == 0:
         raise ValueError(f"nperseg={size} is larger than the signal, which has {length} "
                          "samples along axis")
@@ -457,14 +457,9 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=No
         region[axis] = slice(int(own[0]), int(own[-1]) + size)
         block = x[tuple(region)].rechunk({axis: -1}).to_delayed().ravel()[0]
         partial.append(dask.delayed(_segment_sum)(block, axis, own.size, options, runtime))
-    complex_input = np.dtype(x.dtype).kind == "c"
-    bins = (stream.nfft // 2 + 1) if return_onesided and not complex_input else stream.nfft
     shape = [x.shape[1 - axis], x.shape[1 - axis]]
-    shape[axis] = bins
+    shape[axis] = segments.bins
     dtype = np.finfo(spectral.computation_dtype(np.empty(0, x.dtype), "x")).dtype
     total = da.stack([da.from_delayed(p, tuple(shape), np.float64) for p in partial]).sum(0)
-    if bins == stream.nfft:
-        f = np.fft.fftfreq(stream.nfft, 1 / float(fs))
-    else:
-        f = np.fft.rfftfreq(stream.nfft, 1 / float(fs))
+    f = segments.frequencies(validation.sampling_rate(fs))
     return f, (total / starts.size).astype(dtype)

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from dspk import spectral, validation
+from dspk import validation
 from dspk.designs import Filter
 from dspk.streaming import (
     CommonReferenceStream,
@@ -686,7 +686,7 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     started = time.perf_counter()
     if not isinstance(stream, Stream):
         raise TypeError(f"stream must be a dspk.streaming.Stream; got {type(stream).__name__}")
-    fs = spectral.sampling_rate(fs)
+    fs = validation.sampling_rate(fs)
     recording = Recording.open(source, channels, dtype)
     destination = _destination(recording.path, destination, overwrite)
     output_dtype = np.dtype(output_dtype or ("int16" if recording.dtype == np.int16
@@ -824,7 +824,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     >>> summary.samples, filtered.shape, filtered.dtype
     (30000, (30000, 8), dtype('int16'))
     """
-    fs = spectral.sampling_rate(fs)
+    fs = validation.sampling_rate(fs)
     recording = Recording.open(source, channels, dtype)
     stages = []
     if bandpass is not None and highpass is not None:

@@ -49,13 +49,11 @@ from __future__ import annotations
 import operator
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from scipy import fft as _scipy_fft
-from scipy import signal as _scipy
 
 from dspk import validation
 from dspk.arrays import to_numpy
@@ -63,13 +61,12 @@ from dspk.dispatch import Call, Signal2D
 from dspk.operations import bucket
 from dspk.operations.spectral import BOUNDARY_PADDING
 from dspk.plugin import Problem, UnsupportedDtype, layout_of
+from dspk.validation import detrend_kind, sampling_rate  # noqa: F401 (importable from here)
 
 __all__ = ["rfft", "irfft", "fft", "ifft", "hilbert", "detrend", "periodogram", "welch",
            "csd", "coherence", "spectrogram", "stft", "istft"]
 
 _NORMS = (None, "backward", "ortho", "forward")
-_TRENDS = {"constant": "constant", "c": "constant", "linear": "linear", "l": "linear"}
-_SCALINGS = ("density", "spectrum")
 _AVERAGES = ("mean", "median")
 _BOUNDARIES = (*BOUNDARY_PADDING, None)
 _MODES = {"psd": "power", "complex": "complex", "magnitude": "magnitude", "angle": "angle",
@@ -93,16 +90,6 @@ def _real(dtype: np.dtype) -> np.dtype:
 
 def _complex(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, np.complex64)
-
-
-def sampling_rate(fs: Any) -> float:
-    try:
-        rate = float(fs)
-    except (TypeError, ValueError):
-        raise TypeError(f"fs must be a number; got {fs!r}") from None
-    if not (np.isfinite(rate) and rate > 0):
-        raise ValueError(f"fs={fs!r} must be a positive finite sampling frequency")
-    return rate
 
 
 def _like_input(call: Call, array: np.ndarray) -> Any:
@@ -416,9 +403,9 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     """
     call, data = Call.start(runtime, data, "data", "detrend")
     axis = validation.signal(data, axis, "data")
-    if not isinstance(type, str) or type not in _TRENDS:
+    if not isinstance(type, str) or type not in validation.TRENDS:
         raise ValueError(f"type={type!r} is not 'linear' or 'constant' (or 'l', 'c')")
-    kind = _TRENDS[type]
+    kind = validation.TRENDS[type]
     dtype = computation_dtype(data, "data")
     length = data.shape[axis]
     pieces = (0, length) if kind == "constant" else _break_points(call, bp, length)
@@ -431,112 +418,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
 
 # --- segments ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Segments:
-    """How a signal is cut into segments and transformed.
-
-    ``detrend`` is None, ``"constant"``, ``"linear"`` or a callable (run on the host).
-    """
-
-    window: np.ndarray
-    step: int
-    nfft: int
-    detrend: str | Callable | None
-    sides: str
-
-    @property
-    def nperseg(self) -> int:
-        return len(self.window)
-
-    @property
-    def bins(self) -> int:
-        return self.nfft // 2 + 1 if self.sides == "onesided" else self.nfft
-
-    def count(self, samples: int) -> int:
-        """Segments in a signal of ``samples`` samples."""
-        return (samples - self.nperseg) // self.step + 1
-
-    def frequencies(self, fs: float) -> np.ndarray:
-        if self.sides == "onesided":
-            return _scipy_fft.rfftfreq(self.nfft, 1 / fs)
-        return _scipy_fft.fftfreq(self.nfft, 1 / fs)
-
-    def scale(self, fs: float, scaling: str) -> float:
-        """The factor of squared magnitudes: per hertz (``"density"``) or per bin."""
-        validation.choice(scaling, _SCALINGS, "scaling")
-        total = (self.window ** 2).sum() * fs if scaling == "density" else self.window.sum() ** 2
-        if total == 0:
-            raise ValueError(f"window: a window that sums to zero has no {scaling} scaling")
-        return 1 / total
-
-    def doubling(self) -> np.ndarray:
-        """2 for the frequencies a one-sided spectrum stands for twice, else 1."""
-        factor = np.ones(self.bins)
-        if self.sides == "onesided":
-            factor[1:self.bins - (self.nfft % 2 == 0)] = 2
-        return factor
-
-    def params(self) -> dict[str, Any]:
-        """Tuning parameters: FFT length and hop, bucketed, and sides."""
-        return {"segment": bucket(self.nfft), "hop": bucket(self.step), "sides": self.sides}
-
-
-def _window(call: Call, window: Any, nperseg: Any, length: int) -> np.ndarray:
-    """The window as float64 on the host; a named window of ``nperseg`` samples."""
-    if nperseg is not None:
-        nperseg = validation.integer(nperseg, "nperseg", minimum=1)
-    if isinstance(window, (str, tuple)):
-        if nperseg is None:
-            nperseg = min(256, length)
-        elif nperseg > length:
-            raise ValueError(f"nperseg={nperseg} is larger than the signal, which has {length} "
-                             "samples along axis (scipy would shrink it with a warning)")
-        try:
-            return _scipy.get_window(window, nperseg)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
-                             f"knows: {exc}") from None
-    values = to_numpy(window)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"window must be a string, a tuple or a non-empty 1-D array; "
-                         f"got an array of shape {values.shape}")
-    if values.dtype.kind not in "biuf":
-        raise TypeError(f"window must hold real numbers; got dtype {values.dtype}")
-    validation.finite(values, "window")
-    if nperseg is not None and nperseg != values.size:
-        raise ValueError(f"nperseg={nperseg} differs from the window's length, {values.size}")
-    if values.size > length:
-        raise ValueError(f"window has {values.size} samples, more than the signal's {length} "
-                         "along axis")
-    return values.astype(np.float64)
-
-
-def detrend_kind(detrend: Any) -> str | Callable | None:
-    if callable(detrend):
-        return detrend
-    if detrend is False or detrend is None:
-        return None
-    if isinstance(detrend, str) and detrend in _TRENDS:
-        return _TRENDS[detrend]
-    raise ValueError(f"detrend={detrend!r} is not 'constant', 'linear', False or a callable")
-
-
-def _segments(call: Call, window: Any, nperseg: Any, noverlap: Any, nfft: Any, detrend: Any,
-              length: int, twosided: bool, overlap_fraction: int = 2) -> _Segments:
-    """Check the segment parameters; ``noverlap`` defaults to ``nperseg // overlap_fraction``."""
-    values = _window(call, window, nperseg, length)
-    nperseg = values.size
-    nfft = nperseg if nfft is None else validation.integer(nfft, "nfft", minimum=1)
-    if nfft < nperseg:
-        raise ValueError(f"nfft={nfft} must be at least nperseg={nperseg}")
-    noverlap = nperseg // overlap_fraction if noverlap is None else validation.integer(noverlap, "noverlap")
-    if noverlap >= nperseg:
-        raise ValueError(f"noverlap={noverlap} must be less than nperseg={nperseg}")
-    return _Segments(values, nperseg - noverlap, nfft, detrend_kind(detrend),
-                     "twosided" if twosided else "onesided")
-
-
-def _presegmented(v: np.ndarray, axis: int, length: int, segments: _Segments,
+def _presegmented(v: np.ndarray, axis: int, length: int, segments: validation.Segments,
                   detrend_each: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """``v`` cut into segments on the host, detrended there, and laid end to end.
 
@@ -571,8 +453,8 @@ def _all_segments(detrend: Callable, axis: int) -> Callable[[np.ndarray], np.nda
     return apply
 
 
-def _host_detrended(call: Call, signals: list, axes: list, length: int, segments: _Segments,
-                    detrend_each: Callable) -> tuple[list, _Segments]:
+def _host_detrended(call: Call, signals: list, axes: list, length: int, segments: validation.Segments,
+                    detrend_each: Callable) -> tuple[list, validation.Segments]:
     """Signals with their segments detrended on the host by a callable, and their segments."""
     laid = [_presegmented(to_numpy(v), a, length, segments, detrend_each)
             for v, a in zip(signals, axes)]
@@ -635,14 +517,14 @@ def _averaged(name, call: Call, x, y, fs, window, nperseg, noverlap, nfft, detre
     """
     x_axis = validation.signal(x, axis)
     y_axis = None if y is None else validation.signal(y, axis, "y")
-    fs = sampling_rate(fs)
+    fs = validation.sampling_rate(fs)
     validation.choice(average, _AVERAGES, "average")
     dtype = computation_dtype(x, "x")
     if y is not None:
         dtype = np.result_type(dtype, computation_dtype(y, "y"))
     length = x.shape[x_axis] if y is None else max(x.shape[x_axis], y.shape[y_axis])
-    segments = _segments(call, window, nperseg, noverlap, nfft, detrend, length,
-                         dtype.kind == "c" or not return_onesided)
+    segments = validation.Segments.check(window, nperseg, noverlap, nfft, detrend, length,
+                                         return_onesided).sides_of(dtype)
     shape = list(_outer_shape(x, x_axis, y, y_axis))
     shape.insert(validation.check_axis(axis, len(shape) + 1), segments.bins)
     validation.output_fits(name, x, _real(dtype) if y is None else _complex(dtype), tuple(shape))
@@ -924,7 +806,7 @@ def _restore_segments(view: Signal2D, z: Any, axis: int, ndim: int) -> Any:
     return z.reshape(*view.other_shape, *z.shape[-2:]).transpose(*order, other + 1)
 
 
-def _extension(length: int, segments: _Segments, boundary: str | None,
+def _extension(length: int, segments: validation.Segments, boundary: str | None,
                padded: bool) -> tuple[int, int]:
     """Samples added at both ends by ``boundary``, and zeros appended by ``padded``."""
     nperseg = segments.nperseg
@@ -933,7 +815,7 @@ def _extension(length: int, segments: _Segments, boundary: str | None,
     return edge, (-(extended - nperseg) % segments.step) % nperseg if padded else 0
 
 
-def _segment_times(samples: int, segments: _Segments, extended: bool, fs: float) -> np.ndarray:
+def _segment_times(samples: int, segments: validation.Segments, extended: bool, fs: float) -> np.ndarray:
     """Each segment's centre in seconds, counted from the signal's start before extension."""
     half = segments.nperseg / 2
     times = np.arange(half, samples - half + 1, segments.step) / fs
@@ -958,13 +840,14 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
                      overlap_fraction=2):
     """Frequencies, times and every segment's spectrum as ``value`` says (scipy's stft path)."""
     index = validation.signal(x, axis)
-    fs = sampling_rate(fs)
+    fs = validation.sampling_rate(fs)
     validation.choice(boundary, _BOUNDARIES, "boundary")
     dtype = computation_dtype(x, "x")
     if dtype.kind == "c" and return_onesided:
         warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
-    segments = _segments(call, window, nperseg, noverlap, nfft, detrend, x.shape[index],
-                         dtype.kind == "c" or not return_onesided, overlap_fraction)
+    segments = validation.Segments.check(window, nperseg, noverlap, nfft, detrend,
+                                         x.shape[index], return_onesided,
+                                         overlap_fraction).sides_of(dtype)
     edge, pad = _extension(x.shape[index], segments, boundary, padded)
     samples = x.shape[index] + 2 * edge + pad
     times = _segment_times(samples, segments, boundary is not None, fs)
@@ -1169,23 +1052,6 @@ def _overlap_divisor(window: np.ndarray, step: int, count: int, trim: int,
     return np.where(norm > 1e-10, norm, 1.0)
 
 
-def _synthesis_window(call: Call, window: Any, nperseg: int) -> np.ndarray:
-    if isinstance(window, (str, tuple)):
-        try:
-            return _scipy.get_window(window, nperseg)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
-                             f"knows: {exc}") from None
-    values = to_numpy(window)
-    if values.ndim != 1 or values.size != nperseg:
-        raise ValueError(f"window must be 1-D with nperseg={nperseg} samples; got shape "
-                         f"{values.shape}")
-    if values.dtype.kind not in "biuf":
-        raise TypeError(f"window must hold real numbers; got dtype {values.dtype}")
-    validation.finite(values, "window")
-    return values.astype(np.float64)
-
-
 def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
           input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2, scaling="spectrum",
           *, runtime=None):
@@ -1259,11 +1125,11 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     if z.size == 0:
         raise ValueError(f"Zxx is empty (shape {tuple(z.shape)})")
     dtype = _complex(computation_dtype(z, "Zxx"))
-    fs = sampling_rate(fs)
+    fs = validation.sampling_rate(fs)
     validation.choice(scaling, ("spectrum", "psd"), "scaling")
     bins, count = z.shape[f_axis], z.shape[t_axis]
     nperseg, nfft, step = _inverse_lengths(bins, input_onesided, nperseg, nfft, noverlap)
-    window = _synthesis_window(call, window, nperseg)
+    window = validation.window_values(window, nperseg)
     gain = window.sum() if scaling == "spectrum" else np.sqrt(fs * (window ** 2).sum())
     trim = nperseg // 2 if boundary else 0
     divisor = _overlap_divisor(window, step, count, trim, boundary)

@@ -10,11 +10,16 @@ import functools
 import math
 import operator
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from scipy import fft as _scipy_fft
+from scipy import signal as _scipy_signal
 
 from dspk.arrays import to_numpy
+from dspk.operations.base import bucket
 
 FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
@@ -319,3 +324,187 @@ def choice(value: Any, allowed: tuple, name: str) -> Any:
     if value not in allowed:
         raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, allowed))}")
     return value
+
+
+def sampling_rate(fs: Any) -> float:
+    """``fs`` as a positive finite float.
+
+    Examples
+    --------
+    >>> sampling_rate(30000)
+    30000.0
+    """
+    try:
+        rate = float(fs)
+    except (TypeError, ValueError):
+        raise TypeError(f"fs must be a number; got {fs!r}") from None
+    if not (np.isfinite(rate) and rate > 0):
+        raise ValueError(f"fs={fs!r} must be a positive finite sampling frequency")
+    return rate
+
+
+#: The trends :func:`dspk.detrend` removes, by the names it accepts.
+TRENDS = {"constant": "constant", "c": "constant", "linear": "linear", "l": "linear"}
+#: The scalings of averaged spectra: per hertz or per bin.
+SCALINGS = ("density", "spectrum")
+
+
+def detrend_kind(detrend: Any) -> str | Callable | None:
+    """A segments' ``detrend``: ``"constant"``, ``"linear"``, None (False) or a callable."""
+    if callable(detrend):
+        return detrend
+    if detrend is False or detrend is None:
+        return None
+    if isinstance(detrend, str) and detrend in TRENDS:
+        return TRENDS[detrend]
+    raise ValueError(f"detrend={detrend!r} is not 'constant', 'linear', False or a callable")
+
+
+def window_values(window: Any, nperseg: Any = None, length: int | None = None) -> np.ndarray:
+    """A window as float64 on the host: a name (or tuple) for ``scipy.signal.get_window``
+    of ``nperseg`` samples, or its values.
+
+    Parameters
+    ----------
+    window : str, tuple or array_like
+        The window.
+    nperseg : int, optional
+        The segment length; for a named window, by default ``min(256, length)``.
+        Values must have this length when it is given.
+    length : int, optional
+        The signal's length, which the window may not exceed; None for a
+        stream, whose length is not known.
+
+    Examples
+    --------
+    >>> window_values("hann", 4)  # periodic, as get_window gives it
+    array([0. , 0.5, 1. , 0.5])
+    """
+    if nperseg is not None:
+        nperseg = integer(nperseg, "nperseg", minimum=1)
+    if isinstance(window, (str, tuple)):
+        if nperseg is None:
+            nperseg = min(256, length)
+        elif length is not None and nperseg > length:
+            raise ValueError(f"nperseg={nperseg} is larger than the signal, which has {length} "
+                             "samples along axis (scipy would shrink it with a warning)")
+        try:
+            return _scipy_signal.get_window(window, nperseg)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
+                             f"knows: {exc}") from None
+    values = to_numpy(window)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"window must be a string, a tuple or a non-empty 1-D array; "
+                         f"got an array of shape {values.shape}")
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"window must hold real numbers; got dtype {values.dtype}")
+    finite(values, "window")
+    if nperseg is not None and nperseg != values.size:
+        raise ValueError(f"nperseg={nperseg} differs from the window's length, {values.size}")
+    if length is not None and values.size > length:
+        raise ValueError(f"window has {values.size} samples, more than the signal's {length} "
+                         "along axis")
+    return values.astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Segments:
+    """How a signal is cut into segments and transformed (welch, csd, stft and the rest).
+
+    Made by :meth:`check`; :class:`dspk.streaming.WelchStream` and
+    :func:`dspk.dask.welch` cut their signals by the same object.
+
+    Parameters
+    ----------
+    window : ndarray
+        The window, float64; its length is the segment length.
+    step : int
+        Samples from one segment's start to the next: ``nperseg - noverlap``.
+    nfft : int
+        The FFT length.
+    detrend : str, callable or None
+        ``"constant"``, ``"linear"``, None or a callable (run on the host).
+    sides : {"onesided", "twosided"}
+        The spectrum's sides.
+
+    Examples
+    --------
+    >>> s = Segments.check("hann", 256, None, None, "constant")
+    >>> s.nperseg, s.noverlap, s.bins, s.count(1000)
+    (256, 128, 129, 6)
+    """
+
+    window: np.ndarray
+    step: int
+    nfft: int
+    detrend: str | Callable | None
+    sides: str
+
+    @classmethod
+    def check(cls, window: Any, nperseg: Any, noverlap: Any, nfft: Any, detrend: Any,
+              length: int | None = None, onesided: bool = True,
+              overlap_fraction: int = 2) -> Segments:
+        """Check the segment parameters as scipy's welch, csd and stft take them.
+
+        ``noverlap`` defaults to ``nperseg // overlap_fraction``; ``length``
+        is the signal's (None for a stream); a complex signal is two-sided
+        whatever ``onesided`` says (:meth:`sides_of`).
+        """
+        values = window_values(window, nperseg, length)
+        nperseg = values.size
+        nfft = nperseg if nfft is None else integer(nfft, "nfft", minimum=1)
+        if nfft < nperseg:
+            raise ValueError(f"nfft={nfft} must be at least nperseg={nperseg}")
+        noverlap = nperseg // overlap_fraction if noverlap is None else integer(noverlap,
+                                                                                 "noverlap")
+        if noverlap >= nperseg:
+            raise ValueError(f"noverlap={noverlap} must be less than nperseg={nperseg}")
+        return cls(values, nperseg - noverlap, nfft, detrend_kind(detrend),
+                   "onesided" if onesided else "twosided")
+
+    def sides_of(self, dtype: Any) -> Segments:
+        """These segments for a signal of ``dtype``: a complex one has two sides."""
+        return replace(self, sides="twosided") if np.dtype(dtype).kind == "c" else self
+
+    @property
+    def nperseg(self) -> int:
+        return len(self.window)
+
+    @property
+    def noverlap(self) -> int:
+        return self.nperseg - self.step
+
+    @property
+    def bins(self) -> int:
+        """The spectrum's frequencies."""
+        return self.nfft // 2 + 1 if self.sides == "onesided" else self.nfft
+
+    def count(self, samples: int) -> int:
+        """Segments in a signal of ``samples`` samples."""
+        return (samples - self.nperseg) // self.step + 1
+
+    def frequencies(self, fs: float) -> np.ndarray:
+        """The spectrum's frequencies in hertz, float64."""
+        if self.sides == "onesided":
+            return _scipy_fft.rfftfreq(self.nfft, 1 / fs)
+        return _scipy_fft.fftfreq(self.nfft, 1 / fs)
+
+    def scale(self, fs: float, scaling: str) -> float:
+        """The factor of squared magnitudes: per hertz (``"density"``) or per bin."""
+        choice(scaling, SCALINGS, "scaling")
+        total = (self.window ** 2).sum() * fs if scaling == "density" else self.window.sum() ** 2
+        if total == 0:
+            raise ValueError(f"window: a window that sums to zero has no {scaling} scaling")
+        return 1 / total
+
+    def doubling(self) -> np.ndarray:
+        """2 for the frequencies a one-sided spectrum stands for twice, else 1."""
+        factor = np.ones(self.bins)
+        if self.sides == "onesided":
+            factor[1:self.bins - (self.nfft % 2 == 0)] = 2
+        return factor
+
+    def params(self) -> dict[str, Any]:
+        """Tuning parameters: FFT length and hop, bucketed, and sides."""
+        return {"segment": bucket(self.nfft), "hop": bucket(self.step), "sides": self.sides}

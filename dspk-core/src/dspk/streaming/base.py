@@ -13,11 +13,6 @@ from dspk.runtime import validate_name
 __all__ = ["Stream", "StreamChain"]
 
 
-def count(value: Any, name: str) -> int:
-    """A number of samples: an integer >= 0."""
-    return validation.integer(value, name, minimum=0)
-
-
 def _along(axis: int, ndim: int, part: slice) -> tuple[slice, ...]:
     """Index of ``part`` of the time axis."""
     index = [slice(None)] * ndim

@@ -13,7 +13,7 @@ from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.designs import Filter
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
-from dspk.streaming.base import Stream, count
+from dspk.streaming.base import Stream
 
 __all__ = ["SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
            "filter_stream", "zero_phase_margin"]
@@ -316,10 +316,12 @@ def zero_phase_lengths(design: OnePass, padtype: Any, padlen: Any, margin: Any,
         raise ValueError("give margin or tol, not both: the margin follows from tol")
     if padtype is None:
         padlen = 0
+    elif padlen is None:
+        padlen = design.default_padlen()
     else:
-        padlen = design.default_padlen() if padlen is None else count(padlen, "padlen")
+        padlen = validation.integer(padlen, "padlen", minimum=0)
     margin = (_decay_margin(design, DEFAULT_TOLERANCE if tol is None else tol)
-              if margin is None else count(margin, "margin"))
+              if margin is None else validation.integer(margin, "margin", minimum=0))
     return padlen, margin
 
 

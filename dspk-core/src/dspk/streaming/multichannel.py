@@ -7,7 +7,7 @@ import numpy as np
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.multichannel import DEFAULT_MARGIN, common_reference, phase_shift
-from dspk.streaming.base import Stream, count
+from dspk.streaming.base import Stream
 
 __all__ = ["CommonReferenceStream", "PhaseShiftStream"]
 
@@ -110,7 +110,7 @@ class PhaseShiftStream(Stream):
             raise ValueError(f"shifts must be real numbers of samples, one per channel; got "
                              f"shape {self._shifts.shape}, dtype {self._shifts.dtype}")
         validation.finite(self._shifts, "shifts")
-        self.margin = count(margin, "margin")
+        self.margin = validation.integer(margin, "margin", minimum=0)
         self._ramp = taper(self.margin)
         self._buffer: np.ndarray | None = None
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal as _scipy
 
 from dspk import spectral, validation
-from dspk.arrays import to_numpy
-from dspk.streaming.base import Stream, count
+from dspk.streaming.base import Stream
 
 __all__ = ["WelchStream"]
 
@@ -36,6 +34,8 @@ class WelchStream(Stream):
 
     Attributes
     ----------
+    segments : dspk.validation.Segments
+        The segments, checked as :func:`dspk.welch` checks them.
     nperseg, noverlap, nfft : int
         The segments' length, overlap and FFT length.
 
@@ -62,36 +62,33 @@ class WelchStream(Stream):
                  detrend="constant", return_onesided=True, scaling="density", axis=-1, *,
                  runtime=None):
         super().__init__(axis, runtime)
-        nperseg = validation.integer(nperseg, "nperseg", minimum=1)
-        if isinstance(window, (str, tuple)):
-            try:
-                window = _scipy.get_window(window, nperseg)
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"window={window!r} is not a window scipy.signal.get_window "
-                                 f"knows: {exc}") from None
-        window = to_numpy(window)
-        if window.ndim != 1 or window.size == 0:
-            raise ValueError(f"window must be a name or a non-empty 1-D array; got shape "
-                             f"{window.shape}")
-        self.nperseg = window.size
-        self.noverlap = self.nperseg // 2 if noverlap is None else count(noverlap, "noverlap")
-        if self.noverlap >= self.nperseg:
-            raise ValueError(f"noverlap={self.noverlap} must be less than "
-                             f"nperseg={self.nperseg}")
-        self.nfft = self.nperseg if nfft is None else count(nfft, "nfft")
-        if self.nfft < self.nperseg:
-            raise ValueError(f"nfft={nfft} must be at least nperseg={self.nperseg}")
-        spectral.sampling_rate(fs)
-        spectral.detrend_kind(detrend)
-        validation.choice(scaling, ("density", "spectrum"), "scaling")
-        self._step = self.nperseg - self.noverlap
-        self._options = {"fs": fs, "window": window, "noverlap": noverlap, "nfft": nfft,
-                         "detrend": detrend, "return_onesided": return_onesided,
+        # An array window sets the segments' length: the default nperseg is a named one's.
+        named = isinstance(window, (str, tuple))
+        if noverlap is not None:
+            validation.integer(noverlap, "noverlap", minimum=0)  # a stream reads every sample
+        self.segments = validation.Segments.check(window, nperseg if named else None, noverlap,
+                                                  nfft, detrend, onesided=return_onesided)
+        validation.sampling_rate(fs)
+        validation.choice(scaling, validation.SCALINGS, "scaling")
+        self._options = {"fs": fs, "window": self.segments.window, "noverlap": noverlap,
+                         "nfft": nfft, "detrend": detrend, "return_onesided": return_onesided,
                          "scaling": scaling}
         self._buffer: np.ndarray | None = None
         self._sum: np.ndarray | None = None
         self._segments = 0
         self._frequencies: np.ndarray | None = None
+
+    @property
+    def nperseg(self) -> int:
+        return self.segments.nperseg
+
+    @property
+    def noverlap(self) -> int:
+        return self.segments.noverlap
+
+    @property
+    def nfft(self) -> int:
+        return self.segments.nfft
 
     def _compute_dtype(self, chunk: np.ndarray) -> np.dtype:
         if chunk.dtype in _SPECTRAL_DTYPES:
@@ -106,16 +103,17 @@ class WelchStream(Stream):
 
     def _push(self, chunk: np.ndarray) -> None:
         self._buffer = self._join(self._buffer, chunk)
-        count = (self._length(self._buffer) - self.nperseg) // self._step + 1
-        if count < 1:
+        step = self.segments.step
+        whole = self.segments.count(self._length(self._buffer))
+        if whole < 1:
             return
-        used = self._cut(self._buffer, 0, (count - 1) * self._step + self.nperseg)
+        used = self._cut(self._buffer, 0, (whole - 1) * step + self.nperseg)
         f, pxx = spectral.welch(used, axis=self.axis, runtime=self.runtime, **self._options)
-        total = pxx.astype(np.result_type(pxx.dtype, np.float64)) * count
+        total = pxx.astype(np.result_type(pxx.dtype, np.float64)) * whole
         self._sum = total if self._sum is None else self._sum + total
-        self._segments += count
+        self._segments += whole
         self._frequencies = f
-        self._buffer = self._cut(self._buffer, count * self._step, None).copy()
+        self._buffer = self._cut(self._buffer, whole * step, None).copy()
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
         """The estimate so far: ``(f, Pxx)``, as :func:`dspk.welch` returns them."""

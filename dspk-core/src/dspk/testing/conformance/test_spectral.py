@@ -511,7 +511,7 @@ Z = signal.stft(X, nperseg=64)[2]
     (lambda: dspk.istft(Z, nperseg=64, nfft=32), ValueError, "nfft=32 must be at least"),
     (lambda: dspk.istft(Z, nperseg=80), ValueError, "nfft=64 must be at least nperseg=80"),
     (lambda: dspk.istft(Z, noverlap=64), ValueError, "noverlap=64 must be less than"),
-    (lambda: dspk.istft(Z, window=np.ones(32)), ValueError, "window must be 1-D with nperseg=64"),
+    (lambda: dspk.istft(Z, window=np.ones(32)), ValueError, "nperseg=64 differs from the window"),
     (lambda: dspk.istft(Z, scaling="density"), ValueError, "scaling='density'"),
     (lambda: dspk.istft(Z[:, :1]), ValueError, "nperseg: Zxx has 1 frequency"),
     (lambda: dspk.istft(Z[..., :1]), ValueError, "too few to leave any sample"),
