@@ -47,7 +47,8 @@ import dask
 import dask.array as da
 import numpy as np
 
-from dspk import multichannel, spectral, validation
+from dspk import multichannel, validation
+from dspk.spectral.common import real_dtype
 from dspk.streaming import WelchStream
 from dspk.streaming.filters import OnePass, one_pass, zero_phase_lengths
 from dspk.streaming.multichannel import taper
@@ -68,10 +69,6 @@ def _signal(x: Any, axis: Any) -> tuple[da.Array, int]:
     if x.size == 0:
         raise ValueError(f"x is empty (shape {x.shape}); there is nothing to process")
     return x.rechunk({1 - axis: -1}), axis
-
-
-def _real(x: da.Array) -> np.dtype:
-    return validation.compute_dtype(np.empty(0, x.dtype))
 
 
 def _time_blocks(x: da.Array) -> list:
@@ -112,7 +109,7 @@ def _state_size(design: OnePass) -> int:
 
 def _causal(design: OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
     x, axis = _signal(x, axis)
-    dtype = _real(x)
+    dtype = validation.compute_dtype(x)
     work = design.working_dtype(dtype)
     channels = x.shape[1 - axis]
     if zi is None:
@@ -222,7 +219,7 @@ def _zero_phase(design: OnePass, x, axis, padtype, padlen, margin, tol, runtime)
     if x.shape[axis] <= padlen:
         raise ValueError(f"padlen={padlen} must be less than the signal length along axis, "
                          f"which is {x.shape[axis]}")
-    dtype = _real(x)
+    dtype = validation.compute_dtype(x)
     # Each block and its margins must be longer than padlen, as a whole signal must be.
     margin = max(margin, padlen)
 
@@ -331,7 +328,7 @@ def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runti
     True
     """
     x, axis = _signal(x, axis)
-    dtype = _real(x)
+    dtype = validation.compute_dtype(x)
     shifts = np.atleast_1d(np.asarray(shifts))
     if shifts.shape != (x.shape[1 - axis],):
         raise ValueError(f"shifts has shape {shifts.shape}; x has {x.shape[1 - axis]} "
@@ -385,7 +382,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     validation.choice(reference, ("global",), "reference")
     validation.choice(operator, ("median", "average"), "operator")
     multichannel.channel_groups(groups, x.shape[1 - axis])
-    dtype = _real(x)
+    dtype = validation.compute_dtype(x)
 
     def run(block: np.ndarray) -> np.ndarray:
         return multichannel.common_reference(block, reference, operator, groups, axis,
@@ -459,7 +456,7 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=No
         partial.append(dask.delayed(_segment_sum)(block, axis, own.size, options, runtime))
     shape = [x.shape[1 - axis], x.shape[1 - axis]]
     shape[axis] = segments.bins
-    dtype = np.finfo(spectral.computation_dtype(np.empty(0, x.dtype), "x")).dtype
+    dtype = real_dtype(validation.compute_dtype(x, "x", allow_complex=True))
     total = da.stack([da.from_delayed(p, tuple(shape), np.float64) for p in partial]).sum(0)
     f = segments.frequencies(validation.sampling_rate(fs))
     return f, (total / starts.size).astype(dtype)

@@ -98,7 +98,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     (dtype('float32'), True)
     """
     call, x = Call.start(runtime, x, "x", "sosfilt")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     sos = validation.sos_array(sos)
     validation.output_fits("sosfilt", x, dtype)
@@ -187,7 +187,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     True
     """
     call, x = Call.start(runtime, x, "x", "lfilter")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
     validation.output_fits("lfilter", x, dtype)
@@ -245,7 +245,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     True
     """
     call, x = Call.start(runtime, x, "x", "sosfiltfilt")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     sos = validation.sos_array(sos)
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
@@ -308,7 +308,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     if method == "gust":
         return _filtfilt_gust(b, a, x, axis, irlen, runtime)
     call, x = Call.start(runtime, x, "x", "filtfilt")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
@@ -346,7 +346,7 @@ def _filtfilt_gust(b, a, x, axis, irlen, runtime):
     to the host, where the ends are corrected.
     """
     call, x = Call.start(runtime, x, "x", "filtfilt(method='gust')")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     b, a = validation.ba_arrays(b, a)
     if irlen is not None:

@@ -39,7 +39,7 @@ DEFAULT_MARGIN = 1200
 
 def _channels_by_samples(x: Any, axis: Any) -> int:
     """Check a 2-D signal and its time axis; return the axis, made non-negative."""
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     if x.ndim != 2:
         raise ValueError(f"x must be 2-D, channels by samples (or samples by channels with "
                          f"axis=0); got shape {tuple(x.shape)}"
@@ -342,7 +342,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     array([[0., 1., 2., 3.]])
     """
     call, x = Call.start(runtime, x, "x", "phase_shift")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     if x.ndim > 2:
         raise ValueError(f"x must be 1-D (one channel) or 2-D (channels by samples); got "
                          f"shape {tuple(x.shape)}")

@@ -32,7 +32,6 @@ Differences from scipy.signal, all deliberate:
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -54,12 +53,6 @@ _BACKGROUNDS = {
     "maximum": lambda x, axis: x.max(axis=axis, keepdims=True),
 }
 PADTYPES = (*_BACKGROUNDS, *extension.MODES)
-
-
-def _real(value: Any, name: str) -> float:
-    if not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
-    return float(value)
 
 
 def _taps(call: Call, h: Any, name: str) -> np.ndarray:
@@ -152,12 +145,12 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     array([0. , 1. , 2.5, 4. , 5.5, 7. , 8.5])
     """
     call, x = Call.start(runtime, x, "x", "upfirdn")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     h = _taps(call, h, "h")
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     mode = _mode(mode, x.shape[axis], "mode")
-    cval = _real(cval, "cval")
+    cval = validation.real_number(cval, "cval")
     n_out = _full_length(len(h), x.shape[axis], up, down)
     validation.output_fits("upfirdn", x, dtype, validation.with_length(x.shape, axis, n_out))
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -224,14 +217,14 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     True
     """
     call, x = Call.start(runtime, x, "x", "resample_poly")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     validation.choice(padtype, PADTYPES, "padtype")
     if cval is not None and padtype != "constant":
         raise ValueError(f"cval={cval!r} has no effect with padtype={padtype!r}; "
                          "it applies to padtype='constant' only")
-    cval = 0.0 if cval is None else _real(cval, "cval")
+    cval = 0.0 if cval is None else validation.real_number(cval, "cval")
     mode = "constant" if padtype in _BACKGROUNDS else _mode(padtype, x.shape[axis], "padtype")
     common = math.gcd(up, down)
     up, down = up // common, down // common
@@ -349,7 +342,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     if domain == "freq":
         raise ValueError("domain='freq' (x holds a spectrum) is not supported: dspk resamples "
                          "real signals given in the time domain")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     num = validation.integer(num, "num", minimum=1)
     validation.output_fits("resample", x, dtype, validation.with_length(x.shape, axis, num))
@@ -438,7 +431,7 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     kind, coefficients = decimation_filter(ftype, q, n)
     # An IIR decimation runs its kernels through the filtering functions.
     call, x = Call.start(runtime, x, "x", "decimate(ftype='fir')" if kind == "fir" else None)
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     dtype = validation.compute_dtype(x)
     if kind == "fir":
         b = coefficients[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import operator
 import os
 from collections.abc import Callable
@@ -24,28 +25,36 @@ from dspk.operations.base import bucket
 FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
 
-def compute_dtype(x: Any, name: str = "x") -> np.dtype:
+def compute_dtype(x: Any, name: str = "x", allow_complex: bool = False) -> np.dtype:
     """The dtype a signal is computed in: float32 and float64 stay, other reals go to float64.
 
-    Byte order does not count: ``'>f4'`` computes in float32.
+    Complex signals are refused unless ``allow_complex``; then complex64 and
+    complex128 stay and other complex dtypes are refused. Byte order does not
+    count: ``'>f4'`` computes in float32.
 
     Examples
     --------
     >>> compute_dtype(np.zeros(3, np.float32)), compute_dtype(np.zeros(3, np.int16))
     (dtype('float32'), dtype('float64'))
+    >>> compute_dtype(np.zeros(3, np.complex64), allow_complex=True)
+    dtype('complex64')
     """
     dtype = np.dtype(x.dtype).newbyteorder("=")
     if dtype in FLOATS:
         return dtype
     if dtype.kind in "biu" or dtype == np.float16:
         return np.dtype("float64")
-    if dtype.kind == "c":
+    if dtype.kind == "c" and not allow_complex:
         raise TypeError(f"{name} has complex dtype {dtype}; dspk filters real signals")
+    if dtype.kind == "c":
+        if dtype not in (np.complex64, np.complex128):
+            raise TypeError(f"{name} has dtype {dtype}; dspk computes complex64 or complex128")
+        return dtype
     raise TypeError(f"{name} has dtype {dtype}, which is not a real number type")
 
 
-def signal(x: Any, axis: Any, name: str = "x") -> int:
-    """Check a signal and its time axis; return the axis, made non-negative."""
+def signal_axis(x: Any, axis: Any, name: str = "x") -> int:
+    """The time axis of a signal, made non-negative, once the signal and the axis are checked."""
     if x.ndim == 0:
         raise ValueError(f"{name} must have at least one dimension; got a scalar")
     index = check_axis(axis, x.ndim)
@@ -72,6 +81,19 @@ def integer(value: Any, name: str, minimum: int | None = None) -> int:
     if minimum is not None and number < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {number}")
     return number
+
+
+def real_number(value: Any, name: str) -> float:
+    """``value`` as a float: a real number, not a bool.
+
+    Examples
+    --------
+    >>> real_number(2, "cval")
+    2.0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r}")
+    return float(value)
 
 
 def check_axis(axis: Any, ndim: int, name: str = "axis") -> int:

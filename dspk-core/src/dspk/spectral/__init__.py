@@ -52,7 +52,6 @@ The package has one module per family: :mod:`~dspk.spectral.transforms`
 
 from dspk.operations.spectral import BOUNDARY_PADDING  # noqa: F401 (importable from here)
 from dspk.spectral.averaged import coherence, csd, periodogram, welch
-from dspk.spectral.common import computation_dtype  # noqa: F401 (importable from here)
 from dspk.spectral.detrending import detrend
 from dspk.spectral.short_time import istft, spectrogram, stft
 from dspk.spectral.transforms import fft, hilbert, ifft, irfft, rfft

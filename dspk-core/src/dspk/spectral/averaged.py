@@ -11,7 +11,6 @@ from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.spectral.common import (
     complex_dtype,
-    computation_dtype,
     like_input,
     problem_of,
     real_dtype,
@@ -77,13 +76,13 @@ def _averaged(name, call: Call, x, y, fs, window, nperseg, noverlap, nfft, detre
 
     ``name`` is the public function's, for errors.
     """
-    x_axis = validation.signal(x, axis)
-    y_axis = None if y is None else validation.signal(y, axis, "y")
+    x_axis = validation.signal_axis(x, axis)
+    y_axis = None if y is None else validation.signal_axis(y, axis, "y")
     fs = validation.sampling_rate(fs)
     validation.choice(average, _AVERAGES, "average")
-    dtype = computation_dtype(x, "x")
+    dtype = validation.compute_dtype(x, "x", allow_complex=True)
     if y is not None:
-        dtype = np.result_type(dtype, computation_dtype(y, "y"))
+        dtype = np.result_type(dtype, validation.compute_dtype(y, "y", allow_complex=True))
     length = x.shape[x_axis] if y is None else max(x.shape[x_axis], y.shape[y_axis])
     segments = validation.Segments.check(window, nperseg, noverlap, nfft, detrend, length,
                                          return_onesided).sides_of(dtype)
@@ -281,7 +280,7 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
     True
     """
     call, x = Call.start(runtime, x, "x", "periodogram")
-    index = validation.signal(x, axis)
+    index = validation.signal_axis(x, axis)
     length = x.shape[index]
     nfft = None if nfft is None else validation.integer(nfft, "nfft", minimum=1)
     if nfft is not None and nfft < length:

@@ -6,25 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from dspk import validation
 from dspk.dispatch import Call, Signal2D
 from dspk.plugin import Problem, UnsupportedDtype, layout_of
 
 
-def computation_dtype(x: Any, name: str) -> np.dtype:
-    """The dtype ``x`` is computed in: float32/64 and complex64/128 stay, other reals float64."""
-    if x.dtype.kind == "c":
-        if x.dtype not in (np.complex64, np.complex128):
-            raise TypeError(f"{name} has dtype {x.dtype}; dspk computes complex64 or complex128")
-        return np.dtype(x.dtype)
-    return validation.compute_dtype(x, name)
-
-
 def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real dtype of ``dtype``'s precision: float32 for complex64."""
     return np.finfo(dtype).dtype
 
 
 def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype of ``dtype``'s precision: complex64 for float32."""
     return np.result_type(dtype, np.complex64)
 
 

@@ -12,7 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
-from dspk.spectral.common import computation_dtype, problem_of
+from dspk.spectral.common import problem_of
 
 __all__ = ["detrend"]
 
@@ -63,11 +63,11 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
     True
     """
     call, data = Call.start(runtime, data, "data", "detrend")
-    axis = validation.signal(data, axis, "data")
+    axis = validation.signal_axis(data, axis, "data")
     if not isinstance(type, str) or type not in validation.TRENDS:
         raise ValueError(f"type={type!r} is not 'linear' or 'constant' (or 'l', 'c')")
     kind = validation.TRENDS[type]
-    dtype = computation_dtype(data, "data")
+    dtype = validation.compute_dtype(data, "data", allow_complex=True)
     length = data.shape[axis]
     pieces = (0, length) if kind == "constant" else _break_points(call, bp, length)
     validation.output_fits("detrend", data, dtype)

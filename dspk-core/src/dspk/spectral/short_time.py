@@ -16,7 +16,6 @@ from dspk.operations.spectral import BOUNDARY_PADDING
 from dspk.plugin import Problem
 from dspk.spectral.common import (
     complex_dtype,
-    computation_dtype,
     like_input,
     problem_of,
     real_dtype,
@@ -78,10 +77,10 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
                      return_onesided, scaling, axis, value, boundary=None, padded=False,
                      overlap_fraction=2):
     """Frequencies, times and every segment's spectrum as ``value`` says (scipy's stft path)."""
-    index = validation.signal(x, axis)
+    index = validation.signal_axis(x, axis)
     fs = validation.sampling_rate(fs)
     validation.choice(boundary, _BOUNDARIES, "boundary")
-    dtype = computation_dtype(x, "x")
+    dtype = validation.compute_dtype(x, "x", allow_complex=True)
     if dtype.kind == "c" and return_onesided:
         warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
     segments = validation.Segments.check(window, nperseg, noverlap, nfft, detrend,
@@ -363,7 +362,7 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
         raise ValueError(f"time_axis and freq_axis must differ; both are axis {t_axis}")
     if z.size == 0:
         raise ValueError(f"Zxx is empty (shape {tuple(z.shape)})")
-    dtype = complex_dtype(computation_dtype(z, "Zxx"))
+    dtype = complex_dtype(validation.compute_dtype(z, "Zxx", allow_complex=True))
     fs = validation.sampling_rate(fs)
     validation.choice(scaling, ("spectrum", "psd"), "scaling")
     bins, count = z.shape[f_axis], z.shape[t_axis]

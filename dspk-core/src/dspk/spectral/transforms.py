@@ -6,7 +6,7 @@ from typing import Any
 
 from dspk import validation
 from dspk.dispatch import Call, Signal2D
-from dspk.spectral.common import complex_dtype, computation_dtype, problem_of, real_dtype
+from dspk.spectral.common import complex_dtype, problem_of, real_dtype
 
 __all__ = ["rfft", "irfft", "fft", "ifft", "hilbert"]
 
@@ -24,8 +24,8 @@ def _check_fft_options(norm: Any, workers: Any, plan: Any) -> str:
 def _transform(kind, x, n, axis, norm, workers, plan, runtime):
     norm = _check_fft_options(norm, workers, plan)
     call, x = Call.start(runtime, x, "x", kind)
-    axis = validation.signal(x, axis)
-    dtype = computation_dtype(x, "x")
+    axis = validation.signal_axis(x, axis)
+    dtype = validation.compute_dtype(x, "x", allow_complex=True)
     if kind == "rfft" and dtype.kind == "c":
         raise TypeError(f"x must be real for rfft; got dtype {x.dtype}")
     if kind == "irfft":
@@ -244,7 +244,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
     True
     """
     call, x = Call.start(runtime, x, "x", "hilbert")
-    axis = validation.signal(x, axis)
+    axis = validation.signal_axis(x, axis)
     if x.dtype.kind == "c":
         raise ValueError(f"x must be real; got dtype {x.dtype}")
     dtype = validation.compute_dtype(x)

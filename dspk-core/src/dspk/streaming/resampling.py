@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -102,7 +101,7 @@ class ResamplePolyStream(_Polyphase):
             raise ValueError(f"padtype={padtype!r} cannot stream: it needs the whole signal or "
                              "its far end before the first output; a stream pads with "
                              "padtype='constant'")
-        cval = 0.0 if cval is None else _real(cval, "cval")
+        cval = 0.0 if cval is None else validation.real_number(cval, "cval")
         common = math.gcd(up, down)
         up, down = up // common, down // common
         if up == down == 1:
@@ -112,12 +111,6 @@ class ResamplePolyStream(_Polyphase):
             pre_pad = down - half_len % down
             h, first = np.concatenate([np.zeros(pre_pad), taps * up]), (half_len + pre_pad) // down
         super().__init__(h, up, down, first, cval, axis, runtime)
-
-
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
-    return float(value)
 
 
 class _EveryQth(Stream):

@@ -9,8 +9,6 @@ from dspk.streaming.base import Stream
 
 __all__ = ["WelchStream"]
 
-_SPECTRAL_DTYPES = tuple(np.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
-
 
 class WelchStream(Stream):
     """:func:`dspk.welch` over a stream: a running mean of the segments' periodograms.
@@ -91,11 +89,7 @@ class WelchStream(Stream):
         return self.segments.nfft
 
     def _compute_dtype(self, chunk: np.ndarray) -> np.dtype:
-        if chunk.dtype in _SPECTRAL_DTYPES:
-            return chunk.dtype
-        if chunk.dtype.kind == "c":
-            return np.dtype(np.complex128)
-        return validation.compute_dtype(chunk, "chunk")
+        return validation.compute_dtype(chunk, "chunk", allow_complex=True)
 
     def push(self, chunk) -> None:
         """Take the next chunk into the average; returns None."""
