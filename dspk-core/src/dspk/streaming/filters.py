@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -171,8 +170,7 @@ def one_pass(design: Any) -> OnePass:
 
 def _decay_margin(design: OnePass, tol: Any) -> int:
     """The fewest samples ``M`` with ``sum(|h[k]|, k >= M) <= tol``, ``h`` the impulse response."""
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a real number; got {tol!r}")
+    validation.real_number(tol, "tol")
     if not 0 < tol < 1:
         raise ValueError(f"tol must lie between 0 and 1; got {tol!r}")
     radius = design.pole_radius()
