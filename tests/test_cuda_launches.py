@@ -36,7 +36,7 @@ from cuda_standin.emulation import (  # noqa: E402
     unavailable,
 )
 from dspk.operations import OPERATIONS  # noqa: E402
-from dspk.pieces import on_device  # noqa: E402
+from dspk.operations.base import device_args  # noqa: E402
 from dspk.plugin import Problem  # noqa: E402
 
 pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
@@ -145,7 +145,7 @@ def _errors(backend, cpu, problem) -> dict[str, float]:
     for variant in backend.variants(problem.op):
         if not variant.supports(problem):
             continue
-        args = on_device(backend, problem.dtype, host)
+        args = device_args(backend, problem.dtype, host)
         got = _outputs(backend, operation.call(variant, args))
         worst = 0.0
         for g, w in zip(got, want, strict=True):
@@ -178,7 +178,7 @@ def test_a_nan_in_zi_stays_where_scipy_has_it(standin, section):
     zi = rng.standard_normal((len(sos), 2, 2))
     zi[section, 0, 1] = np.nan
     want = signal.sosfilt(sos, x, zi=zi)
-    args = on_device(standin, "float64", [sos, x, 1, zi])
+    args = device_args(standin, "float64", [sos, x, 1, zi])
     got = _outputs(standin, OPERATIONS["sosfilt"].call(standin.variants("sosfilt")[0], args))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
@@ -198,7 +198,7 @@ def _sosfilt_near_dc(backend, cpu=None) -> float:
     x = rng.standard_normal((3, 4099))
     zi = rng.standard_normal((len(sos), 3, 2))
     want = signal.sosfilt(sos, x, zi=zi)
-    args = on_device(backend, "float64", [sos, x, 1, zi])
+    args = device_args(backend, "float64", [sos, x, 1, zi])
     got = _outputs(backend, OPERATIONS["sosfilt"].call(backend.variants("sosfilt")[0], args))
     return max(float(np.linalg.norm(g - w) / np.linalg.norm(w)) for g, w in zip(got, want))
 

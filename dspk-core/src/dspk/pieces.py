@@ -6,7 +6,8 @@ binding, say). A host signal above that cap is never moved to the device whole,
 and a host signal whose results or work arrays turn out above it (the backend
 raises :class:`dspk.plugin.ArrayTooLarge`) is taken back:
 :func:`run_in_pieces` runs the kernel on pieces of it and assembles the result
-on the host, as the operation's :class:`Pieces` entry in the catalogue says:
+on the host, as the operation's entry in the catalogue
+(:class:`~dspk.operations.base.Pieces`) says:
 
 - **along channels**: every operation that treats channels independently
   (filters, FFTs, spectra, resampling, phase shift). Per-channel arguments
@@ -29,57 +30,16 @@ larger than its input, such as a complex spectrum).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dspk.plugin import ArrayTooLarge, Backend, Problem
+from dspk.operations import OPERATIONS
+from dspk.operations.base import OTHER, Pieces, device_args
+from dspk.plugin import ArrayTooLarge, Problem
 
 if TYPE_CHECKING:
     from dspk.dispatch import Call
-
-#: The channel axis of a 2-D signal (or of the first two axes of a 3-D result
-#: that mirrors it): the axis that is not the time axis.
-OTHER = "other"
-
-
-@dataclass(frozen=True)
-class Pieces:
-    """How one kernel operation splits into calls on smaller arrays.
-
-    Parameters
-    ----------
-    along : str
-        ``"channels"``, ``"time"`` or ``"host"``.
-    signals : mapping of int to int or str
-        Positions of the signal arguments, each with its channel axis
-        (:data:`OTHER` for ``1 - axis``); the first is the one measured.
-    axis : int or None
-        Position of the time-axis argument (None: the signals are
-        channel-major 3-D stacks, channels first).
-    per_channel : mapping of int to int or str
-        Other arguments with a channel axis (None values pass as they are;
-        an axis of size 1 is broadcast and passes whole).
-    results : tuple of int, str
-        For each result: its channel axis (along channels), ``"time"`` (joined
-        along the time axis) or ``"weighted-mean"`` (along time).
-    carries_state : int or None
-        Position of ``zi`` when the kernel returns ``(y, zf)`` and a long
-        channel may be cut along time with the state carried.
-    on_host : callable or None
-        For ``along="host"``: the kernel's result from its host arguments.
-    """
-
-    along: str
-    signals: Mapping[int, Any]
-    axis: int | None
-    per_channel: Mapping[int, Any] = field(default_factory=dict)
-    results: tuple = (OTHER,)
-    carries_state: int | None = None
-    on_host: Callable[..., Any] | None = None
-
 
 def _channel_axis(spec: Any, axis: int | None) -> int:
     return 1 - axis if spec == OTHER else int(spec)
@@ -106,15 +66,11 @@ def too_large(call: Call, args: tuple) -> bool:
 
 def can_split(problem: Problem) -> bool:
     """Whether the catalogue says how ``problem``'s operation runs in pieces."""
-    from dspk.operations import OPERATIONS
-
     return OPERATIONS[problem.op].pieces is not None
 
 
 def run_in_pieces(call: Call, problem: Problem, args: tuple) -> Any:
     """Run ``problem`` on ``args`` in pieces that fit the backend; host results."""
-    from dspk.operations import OPERATIONS
-
     spec: Pieces | None = OPERATIONS[problem.op].pieces
     limit = call.backend.max_array_bytes()
     if spec is None:
@@ -148,20 +104,10 @@ def run_in_pieces(call: Call, problem: Problem, args: tuple) -> Any:
                     "runtime='cpu', or a stream (see dspk.streaming)") from None
 
 
-def on_device(backend: Backend, dtype: Any, args: Any) -> list:
-    """Kernel arguments as calls pass them: host arrays of the problem's ``dtype`` (or
-    its complex counterpart), the data, as the backend's arrays; float64 parameters
-    (means, shifts) and everything else as they are."""
-    data = (np.dtype(dtype), np.result_type(dtype, np.complex64))
-    return [backend.asarray(np.ascontiguousarray(a)) if isinstance(a, np.ndarray)
-            and a.dtype in data and not backend.is_native(a) else a for a in args]
-
-
 def _run_piece(call: Call, problem: Problem, args: list) -> tuple:
-    from dspk.operations import OPERATIONS
     from dspk.tuning.tuner import choose
 
-    args = on_device(call.backend, problem.dtype, args)
+    args = device_args(call.backend, problem.dtype, args)
     result = OPERATIONS[problem.op].call(choose(call.backend, problem, tuple(args)), args)
     results = result if isinstance(result, tuple) else (result,)
     return tuple(None if r is None else call.backend.to_numpy(r) for r in results)

@@ -1,15 +1,15 @@
-"""What the catalogue is made of: :class:`Operation` and helpers for example inputs."""
+"""What the catalogue is made of: :class:`Operation`, :class:`Pieces` and helpers for
+example inputs and kernel arguments."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from dspk.pieces import Pieces, on_device
-from dspk.plugin import Problem, Variant
+from dspk.plugin import Backend, Problem, Variant
 
 
 def bucket(n: int) -> int:
@@ -58,6 +58,56 @@ def time_axis(problem: Problem) -> int:
     return 0 if problem.layout == "sample-major" else 1
 
 
+def device_args(backend: Backend, dtype: Any, args: Any) -> list:
+    """Kernel arguments as calls pass them: host arrays of the problem's ``dtype`` (or
+    its complex counterpart), the data, as the backend's arrays; float64 parameters
+    (means, shifts) and everything else as they are."""
+    data = (np.dtype(dtype), np.result_type(dtype, np.complex64))
+    return [backend.asarray(np.ascontiguousarray(a)) if isinstance(a, np.ndarray)
+            and a.dtype in data and not backend.is_native(a) else a for a in args]
+
+
+#: The channel axis of a 2-D signal (or of the first two axes of a 3-D result
+#: that mirrors it): the axis that is not the time axis.
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """How one kernel operation splits into calls on smaller arrays (see :mod:`dspk.pieces`).
+
+    Parameters
+    ----------
+    along : str
+        ``"channels"``, ``"time"`` or ``"host"``.
+    signals : mapping of int to int or str
+        Positions of the signal arguments, each with its channel axis
+        (:data:`OTHER` for ``1 - axis``); the first is the one measured.
+    axis : int or None
+        Position of the time-axis argument (None: the signals are
+        channel-major 3-D stacks, channels first).
+    per_channel : mapping of int to int or str
+        Other arguments with a channel axis (None values pass as they are;
+        an axis of size 1 is broadcast and passes whole).
+    results : tuple of int, str
+        For each result: its channel axis (along channels), ``"time"`` (joined
+        along the time axis) or ``"weighted-mean"`` (along time).
+    carries_state : int or None
+        Position of ``zi`` when the kernel returns ``(y, zf)`` and a long
+        channel may be cut along time with the state carried.
+    on_host : callable or None
+        For ``along="host"``: the kernel's result from its host arguments.
+    """
+
+    along: str
+    signals: Mapping[int, Any]
+    axis: int | None
+    per_channel: Mapping[int, Any] = field(default_factory=dict)
+    results: tuple = (OTHER,)
+    carries_state: int | None = None
+    on_host: Callable[..., Any] | None = None
+
+
 @dataclass(frozen=True)
 class Operation:
     """A kernel operation: its calling convention, and what the tuner needs of it.
@@ -81,7 +131,7 @@ class Operation:
         in the order of ``signature``; arrays of the problem's dtype are data,
         float64 arrays are parameters that calls keep on the host (means,
         shifts).
-    pieces : dspk.pieces.Pieces or None
+    pieces : Pieces or None
         How a call on an input too large for a device splits into calls on
         smaller ones; None when it cannot.
     signature : str
@@ -142,4 +192,4 @@ class Operation:
         ...     cpu, p, np.random.default_rng(0))]
         ['ndarray', 'ndarray', 'int', 'NoneType']
         """
-        return tuple(on_device(backend, problem.dtype, self.example_args(problem, rng)))
+        return tuple(device_args(backend, problem.dtype, self.example_args(problem, rng)))

@@ -3,8 +3,7 @@
 import numpy as np
 from scipy import signal
 
-from dspk.operations.base import Operation, random_signal, time_axis
-from dspk.pieces import OTHER, Pieces
+from dspk.operations.base import OTHER, Operation, Pieces, random_signal, time_axis
 from dspk.plugin import Problem
 
 

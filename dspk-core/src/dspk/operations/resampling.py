@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from dspk.operations.base import Operation, random_signal, time_axis
-from dspk.pieces import OTHER, Pieces
+from dspk.operations.base import OTHER, Operation, Pieces, random_signal, time_axis
 from dspk.plugin import Problem
 
 

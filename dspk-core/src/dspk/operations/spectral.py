@@ -8,8 +8,7 @@ for ``cupy.pad``), so that the core and every runtime extend a signal alike.
 import numpy as np
 from scipy import signal
 
-from dspk.operations.base import Operation, random_signal, time_axis
-from dspk.pieces import OTHER, Pieces
+from dspk.operations.base import OTHER, Operation, Pieces, random_signal, time_axis
 from dspk.plugin import Problem
 
 #: ``numpy.pad`` keyword arguments of each boundary extension of ``stft``

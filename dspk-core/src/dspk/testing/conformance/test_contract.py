@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from dspk.operations import OPERATIONS, variants_of
-from dspk.pieces import on_device
+from dspk.operations.base import device_args
 from dspk.plugin import Problem
 from dspk.testing import TOLERANCE, not_implemented_reason, open_backend, runtimes_under_test
 from dspk.tuning import tuner
@@ -67,7 +67,7 @@ def test_kernels_leave_inputs_alone_and_tuning_changes_nothing(runtime, op, dtyp
     if op in STATES:  # start from a state: a final state written into it shows
         given[-1] = rng.standard_normal(STATES[op](given)).astype(dtype)
     host = _host(backend, given)  # copies, to compare with and to call again on
-    args = on_device(backend, problem.dtype, given)
+    args = device_args(backend, problem.dtype, given)
     for variant in variants:
         backend.prepare(variant, problem)
         operation.call(variant, args)
@@ -80,7 +80,7 @@ def test_kernels_leave_inputs_alone_and_tuning_changes_nothing(runtime, op, dtyp
     monkeypatch.setenv("DSPK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("DSPK_TUNING", "on")
     first = _outputs(backend, operation.call(tuner.choose(backend, problem, args), args))
-    fresh = on_device(backend, problem.dtype, _host(backend, host))
+    fresh = device_args(backend, problem.dtype, _host(backend, host))
     later = _outputs(backend, operation.call(tuner.choose(backend, problem, fresh), fresh))
     tolerance = TOLERANCE[np.dtype(dtype).type]
     for a, b in zip(first, later):
