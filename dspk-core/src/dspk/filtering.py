@@ -355,22 +355,27 @@ def _filtfilt_gust(b, a, x, axis, irlen, runtime):
     order = len(a) - 1
     if order == 0:
         host = call.backend.to_numpy(x) if call.native_in else x
-        return call.give_back(call.native(host.astype(dtype) * dtype.type(b[0] ** 2)))
+        y = host.astype(dtype) * dtype.type(b[0] ** 2)
+        return call.give_back(call.native(y) if call.native_in else y)
     work = validation.working_dtype(dtype, a[None, :])
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("lfilter", order=bucket(order))
     coefficients = call.native(b.astype(work)), call.native(a.astype(work))
-    reverse = (slice(None), slice(None, None, -1)) if view.axis else (slice(None, None, -1),)
+
+    def along(part: slice) -> tuple[slice, ...]:  # index of samples ``part`` of the 2-D view
+        return (slice(None), part) if view.axis else (part,)
 
     def forward(v):  # H v, on the runtime
         return call.run(problem, *coefficients, v, view.axis, None)[0]
 
     def backward(v):  # R H R v
+        reverse = along(slice(None, None, -1))
         return forward(v[reverse].copy())[reverse].copy()
 
-    def host(v):  # time last
+    def host(v, part=slice(None)):  # samples ``part`` of ``v`` on the host, time last
+        v = v[along(part)]
         v = call.backend.to_numpy(v) if call.backend.is_native(v) else np.asarray(v)
-        return v.T if view.axis == 0 else v
+        return (v.T if view.axis == 0 else v).astype(np.float64)
 
     signal = call.native(view.array)
     y_fb = backward(forward(signal))
@@ -379,24 +384,21 @@ def _filtfilt_gust(b, a, x, axis, irlen, runtime):
     m = n if irlen is None or n <= 2 * irlen else irlen
     o = _state_responses(b, a, m)
     s = _scipy.lfilter(b, a, o[::-1], axis=0)
+    y = host(y_fb)
     if m == n:
         system = np.hstack([s[::-1] - o, o[::-1] - s])
         correct = np.hstack([s[::-1], o[::-1]])
-        y = host(y_fb).astype(np.float64)
-        delta = host(y_bf) - y
+        y += linalg.lstsq(system, (host(y_bf) - y).T)[0].T @ correct.T
     else:
         system = linalg.block_diag(s[::-1] - o, o[::-1] - s)
         correct = linalg.block_diag(s[::-1], o[::-1])
-        ends = (slice(None), np.r_[0:m, n - m:n])
-        y = host(y_fb).astype(np.float64)
-        delta = host(y_bf)[ends] - y[ends]
-    adjust = linalg.lstsq(system, delta.astype(np.float64).T)[0].T @ correct.T
-    if m == n:
-        y += adjust
-    else:
-        y[ends] += adjust
-    y = y.T if view.axis == 0 else y
-    return call.give_back(call.native(view.restore(np.ascontiguousarray(y).astype(dtype))))
+        head, tail = slice(0, m), slice(n - m, n)
+        delta = np.hstack([host(y_bf, head) - y[:, head], host(y_bf, tail) - y[:, tail]])
+        adjust = linalg.lstsq(system, delta.T)[0].T @ correct.T
+        y[:, head] += adjust[:, :m]
+        y[:, tail] += adjust[:, m:]
+    y = view.restore(np.ascontiguousarray(y.T if view.axis == 0 else y).astype(dtype))
+    return call.give_back(call.native(y) if call.native_in else y)
 
 
 def _coefficient_dtype(*arrays: np.ndarray) -> np.dtype:
