@@ -8,7 +8,6 @@ import pytest
 import scipy.signal
 
 import dspk
-from dspk import dispatch
 from dspk.operations import KERNELS_OF
 from dspk.tuning import tuner
 
@@ -65,8 +64,7 @@ def test_a_function_runs_no_kernel_operation_it_does_not_declare(function, monke
         ran.append(problem.op)
         return original(backend, problem, args)
 
-    monkeypatch.setattr(dispatch, "choose", recording)  # whole calls
-    monkeypatch.setattr(tuner, "choose", recording)  # calls in pieces
+    monkeypatch.setattr(tuner, "choose", recording)
     with dspk.runtime.using("cpu"):
         CALLS[function]()
     assert ran and set(ran) <= set(KERNELS_OF[function]), (function, ran)

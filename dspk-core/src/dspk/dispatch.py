@@ -15,10 +15,10 @@ import numpy as np
 
 from dspk import pieces
 from dspk.arrays import owner, to_numpy
-from dspk.operations import KERNELS_OF, OPERATIONS
+from dspk.operations import KERNELS_OF
 from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
-from dspk.tuning.tuner import choose
+from dspk.tuning import tuner
 
 
 _SINGLES = (np.dtype(np.float32), np.dtype(np.complex64))
@@ -111,7 +111,7 @@ class Call:
         if pieces.too_large(self, args):
             return pieces.run_in_pieces(self, problem, args)
         try:
-            return OPERATIONS[problem.op].call(choose(self.backend, problem, args), args)
+            return tuner.run(self.backend, problem, args)
         except ArrayTooLarge:
             if self.native_in or not pieces.can_split(problem):
                 raise

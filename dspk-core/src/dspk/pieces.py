@@ -105,10 +105,10 @@ def run_in_pieces(call: Call, problem: Problem, args: tuple) -> Any:
 
 
 def _run_piece(call: Call, problem: Problem, args: list) -> tuple:
-    from dspk.tuning.tuner import choose
+    from dspk.tuning import tuner
 
     args = device_args(call.backend, problem.dtype, args)
-    result = OPERATIONS[problem.op].call(choose(call.backend, problem, tuple(args)), args)
+    result = tuner.run(call.backend, problem, tuple(args))
     results = result if isinstance(result, tuple) else (result,)
     return tuple(None if r is None else call.backend.to_numpy(r) for r in results)
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import abc
 import ast
+import contextlib
+import contextvars
 import hashlib
 import importlib.util
 import inspect
@@ -101,6 +103,47 @@ class ArrayTooLarge(ValueError):
     The core then runs the kernel in pieces (see :mod:`dspk.pieces`); a user
     sees it only when no piece is small enough, with a message that says why.
     """
+
+
+class KernelNotReady(RuntimeError):
+    """Raised by a variant whose kernel is still being built for its arguments.
+
+    A variant may raise it, instead of building (compiling) its kernel on the
+    spot, only where :func:`may_defer` is true: the core then runs the call with
+    another variant, and the tuner times this one once it is built. Raise it
+    before writing anything.
+    """
+
+
+_deferring: contextvars.ContextVar[bool] = contextvars.ContextVar("dspk_deferring",
+                                                                  default=False)
+
+
+def may_defer() -> bool:
+    """Whether a variant may raise :class:`KernelNotReady` rather than build its
+    kernel now: true inside :func:`deferring` only.
+
+    Examples
+    --------
+    >>> may_defer()
+    False
+    >>> with deferring():
+    ...     may_defer()
+    True
+    """
+    return _deferring.get()
+
+
+@contextlib.contextmanager
+def deferring(allowed: bool = True):
+    """Let variants called in this block answer :class:`KernelNotReady` (with
+    ``allowed`` False: build their kernels now). The core's tuner and dispatcher
+    use it; a variant forced by name never defers."""
+    token = _deferring.set(allowed)
+    try:
+        yield
+    finally:
+        _deferring.reset(token)
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,7 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
-from dspk.operations import OPERATIONS
-from dspk.plugin import Backend, Problem, Variant
+from dspk.plugin import Backend
 
 os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
 
@@ -81,9 +80,3 @@ class CpuBackend(Backend):
             if len(seconds) == 1 and seconds[0] >= LONG_RUN:
                 seconds.append(seconds[0])
         return seconds[1:repeat + 1]
-
-    def prepare(self, variant: Variant, problem: Problem) -> None:
-        """Compile a variant for the problem's dtype and layout on a small input."""
-        small = Problem(problem.op, problem.dtype, min(problem.channels, 2), 1024,
-                        problem.layout, problem.params)
-        variant.run(*OPERATIONS[problem.op].example_args(small, np.random.default_rng(0)))

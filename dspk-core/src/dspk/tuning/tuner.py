@@ -38,13 +38,15 @@ import statistics
 import time
 import warnings
 from importlib.metadata import version
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from dspk.operations import OPERATIONS, variants_of
-from dspk.plugin import LAYOUTS, ArrayTooLarge, Backend, Problem, Variant
-from dspk.tuning.store import TuningStore, cache_root
+from dspk.plugin import (LAYOUTS, ArrayTooLarge, Backend, KernelNotReady, Problem, Variant,
+                         deferring)
+from dspk.tuning.store import TuningStore
 
 MODES = ("on", "readonly", "off")
 #: A challenger must be this much faster to displace the incumbent.
@@ -58,7 +60,9 @@ REPEATS = 5
 EXTRAPOLATE_ABOVE = 0.1
 _AUTOTUNE_BUDGET = 30.0
 
-_chosen: dict[tuple[str, str, Problem], str] = {}
+_chosen: dict[tuple, Variant] = {}
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_chosen.clear)  # a child may have fewer variants
 _forced: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("dspk_forced",
                                                                          default={})
 _stores: dict[str, TuningStore] = {}
@@ -109,24 +113,59 @@ def choose(backend: Backend, problem: Problem, args: tuple | None = None) -> Var
         The call's own kernel arguments, used for timing when the problem is
         not cached yet; by default representative random arguments.
     """
-    variants = valid_variants(backend, problem)
     forced = _forced.get().get(problem.op)
+    mode = _mode()
+    memo = _memo_key(backend, problem)
+    if forced is None and mode != "off" and memo in _chosen:
+        return _chosen[memo]
+    variants = valid_variants(backend, problem)
     if forced is not None:
         match = [v for v in variants if v.name == forced]
         if not match:
             raise NotImplementedError(f"variant {forced!r} of {backend.name!r} does not "
                                       f"support {problem}")
         return match[0]
-    mode = _mode()
     if len(variants) == 1 or mode == "off":
         return variants[0]
-    memo = (str(cache_root()), backend.name, problem)
-    by_name = {v.name: v for v in variants}
-    if _chosen.get(memo) in by_name:
-        return by_name[_chosen[memo]]
-    winner = _tuned_winner(backend, problem, variants, args, mode, _budget())
-    _chosen[memo] = winner
-    return by_name[winner]
+    with deferring():
+        winner, final = _tuned_winner(backend, problem, variants, args, mode, _budget())
+    variant = next(v for v in variants if v.name == winner)
+    if final:
+        _chosen[memo] = variant
+    return variant
+
+
+def _memo_key(backend: Backend, problem: Problem) -> tuple:
+    """What a remembered choice depends on: the variables :func:`~dspk.tuning.store.cache_root` reads
+    (the variables themselves: cheaper than the path), the runtime, the problem."""
+    return (os.environ.get("DSPK_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+            os.environ.get("HOME"), backend.name, problem)
+
+
+def run(backend: Backend, problem: Problem, args: tuple) -> Any:
+    """Run ``problem`` on kernel arguments ``args`` with the variant :func:`choose` picks.
+
+    A chosen variant whose kernel is still being built
+    (:class:`~dspk.plugin.KernelNotReady`) hands the call to the next variant
+    that is ready, in the runtime's order; where none is, the call waits for the
+    chosen one. A variant forced by :func:`forced_variant` runs as it is.
+    """
+    operation = OPERATIONS[problem.op]
+    variant = choose(backend, problem, args)
+    if problem.op in _forced.get():
+        return operation.call(variant, args)
+    with deferring():
+        try:
+            return operation.call(variant, args)
+        except KernelNotReady:
+            pass
+        for other in valid_variants(backend, problem):
+            if other is not variant:
+                try:
+                    return operation.call(other, args)
+                except KernelNotReady:
+                    continue
+    return operation.call(variant, args)
 
 
 @contextlib.contextmanager
@@ -153,13 +192,16 @@ def _stale(entry: dict | None, variants: list[Variant], untimed: bool) -> list[V
 
 
 def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
-                  prune=False) -> str:
+                  prune=False) -> tuple[str, bool]:
+    """The winner of ``problem``, timing what the cache lacks, and whether it is final:
+    not while a variant's kernel is still being built (then nothing is timed, and the
+    first ready variant runs until a later call finds every kernel built)."""
     store = store_for(backend)
     entry = store.load(problem)
     if not _stale(entry, variants, untimed):
-        return _winner(entry["timings"], variants, incumbent=entry.get("winner"))
+        return _winner(entry["timings"], variants, incumbent=entry.get("winner")), True
     if mode == "readonly":
-        return variants[0].name
+        return variants[0].name, True
     with store.lock(problem, budget):
         entry = store.load(problem)  # another process may have finished meanwhile
         stale = _stale(entry, variants, untimed)
@@ -176,15 +218,23 @@ def _tuned_winner(backend, problem, variants, args, mode, budget, untimed=False,
                 timings.update({v.name: {"source": v.source, "seconds": None,
                                          "extrapolated": basis} for v in stale})
                 store.save(problem, timings, winner, version("dspk-core"))
-                return winner
+                return winner, True
             timings.update({v.name: {"source": v.source, "seconds": None, "pruned": True}
                             for v in pruned})
             timed = [v for v in stale if v not in pruned]
             timings.update(_measure(backend, problem, timed, args, budget,
                                     repeats=1 if costly else REPEATS))
-        winner = _winner(timings, variants, incumbent)
-        store.save(problem, timings, winner, version("dspk-core"))
-        return winner
+        building = {name for name, timing in timings.items() if timing.get("building")}
+        ready = [v for v in variants if v.name not in building]
+        if not ready:  # nothing to run meanwhile: wait for the default's kernel
+            with deferring(False):
+                backend.prepare(variants[0], problem)
+            return variants[0].name, False
+        timings = {name: timing for name, timing in timings.items() if name not in building}
+        winner = _winner(timings, ready, incumbent)
+        if timings:
+            store.save(problem, timings, winner, version("dspk-core"))
+        return winner, not building
 
 
 def _winner(timings: dict, variants: list[Variant], incumbent: str | None) -> str:
@@ -256,8 +306,24 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
     A variant left untimed when the budget runs out is recorded with
     ``seconds: None`` and timed again only by :func:`tune_grid`. The variants
     run on copies of a call's own arrays: one that wrongly writes its
-    arguments cannot change the call's result.
+    arguments cannot change the call's result. Inside
+    :func:`~dspk.plugin.deferring`, while a variant's kernel is still being built
+    nothing is timed: it is recorded as ``building`` (and left out of the cache),
+    and the call runs a ready variant untimed.
     """
+    results, runs = {}, {}
+    waiting = []
+    for variant in variants:
+        try:
+            backend.prepare(variant, problem)
+            waiting.append(variant)
+        except KernelNotReady:
+            results[variant.name] = {"source": variant.source, "seconds": None,
+                                     "building": True}
+        except Exception:
+            waiting.append(variant)  # timing meets the error again and records it
+    if results:
+        return results  # the ready ones are timed when every kernel is built
     operation = OPERATIONS[problem.op]
     if args is None:
         args = operation.device_args(backend, problem, np.random.default_rng(0))
@@ -265,8 +331,7 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
         args = tuple(a.copy() if isinstance(a, np.ndarray) or backend.is_native(a) else a
                      for a in args)
     deadline = time.perf_counter() + budget
-    results, runs = {}, {}
-    for index, variant in enumerate(variants):
+    for index, variant in enumerate(waiting):
         results[variant.name] = {"source": variant.source, "seconds": None}
         if index and time.perf_counter() > deadline:
             continue
@@ -275,12 +340,15 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
             runs[variant.name] = backend.time(lambda: operation.call(variant, args), repeat=1)
         except ArrayTooLarge:
             raise  # the call runs in pieces (dspk.pieces), each tuned at its own size
+        except KernelNotReady:  # another specialisation than prepare's: time it later
+            return {variant.name: {"source": variant.source, "seconds": None,
+                                   "building": True}}
         except Exception as exc:
             warnings.warn(f"dspk: variant {variant.name!r} of {problem.op} on "
                           f"{backend.name!r} failed while tuning and is passed over: "
                           f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
             results[variant.name]["error"] = f"{type(exc).__name__}: {exc}"
-    by_name = {v.name: v for v in variants}
+    by_name = {v.name: v for v in waiting}
     while runs and time.perf_counter() < deadline:
         best = min(min(seconds) for seconds in runs.values())
         contenders = [name for name, seconds in runs.items()
@@ -328,5 +396,5 @@ def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
         if mode == "on" and len(variants) > 1:
             _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
                           untimed=True, prune=True)
-            _chosen.pop((str(cache_root()), backend.name, problem), None)
+            _chosen.pop(_memo_key(backend, problem), None)
     return len(problems)

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from dspk_cpu import compiling
 from dspk_cpu.kernels.channel_blocks import CHUNK, prepare, stage_in, stage_out
 
 
@@ -92,5 +93,5 @@ def convolve_direct(x, h, axis, out=None, block=8):
     xc, yc, out = prepare(x, axis, out, x.shape[axis] + h.shape[1] - 1, block)
     if h.shape[0] not in (1, xc.shape[0]):
         raise ValueError(f"h must have 1 or {xc.shape[0]} rows, got {h.shape[0]}")
-    _convolve_kernel(block)(xc, h, yc, numba.get_num_threads())
+    compiling.run(_convolve_kernel(block), xc, h, yc, numba.get_num_threads())
     return out

@@ -17,7 +17,10 @@ A second-order-section cascade is filtered ``group`` sections (at most
 sweeps of the L1-resident chunk, the last padded with identity sections (``b = [1, 0,
 0]``, ``a = [1, 0, 0]``: exact). A transfer function of order ``K - 1`` keeps its
 ``K - 1`` delays in registers. Each distinct ``group``, order and block width compiles
-its own kernels (cached on disk).
+its own kernels (cached on disk), so both come in powers of two, the tuner's buckets: a
+group of 1, 2 or 4 sections (a 3-section cascade gets one identity section), and
+orders 1, 2, 4, 8, ... (a transfer function of order 5 gets three zero coefficients
+and delays that stay zero).
 
 The zero-phase kernels fuse everything per block (per run of blocks when channels are
 the contiguous axis, each chunk then visiting all the run's blocks): the left extension of the signal is
@@ -40,7 +43,7 @@ import types
 import numpy as np
 from numba import carray, njit, prange
 
-from dspk_cpu import memory
+from dspk_cpu import compiling, memory
 from dspk_cpu.kernels.channel_blocks import CHUNK, is_time_major
 from dspk_cpu.kernels.tiles import (
     LINE,
@@ -181,7 +184,6 @@ def _kernels(kind, size, width):
     n_coef = 6 * size if sos else 2 * (size + 1)
     coef_shape = (size, 6) if sos else (2, size + 1)
 
-    @njit(inline="always")
     def sweep(coef, s, state, b, work, row0, m, reverse):
         """Filter ``work[row0:row0 + m]`` (backwards when ``reverse``) through sweep
         ``s``, from and back to block ``b``'s state rows of that sweep."""
@@ -302,10 +304,12 @@ def _kernels(kind, size, width):
     # The kernels find the sweep through their globals, not their closure: numba keys
     # its disk cache on the closure's pickled contents (here sos, size and width, which
     # tell the kernels apart), and a function there would change from process to process.
-    namespace = {**globals(), "_sweep": sweep}
+    # The one-pass kernel inlines its one sweep; the zero-phase kernel calls its five
+    # (inlined, they took twice as long to compile, for 5% in float64 only).
     return tuple(njit(cache=True, parallel=True)(types.FunctionType(
-        kernel.__code__, namespace, kernel.__name__, None, kernel.__closure__))
-        for kernel in (one_pass, zero_phase))
+        kernel.__code__, {**globals(), "_sweep": njit(**options)(sweep)}, kernel.__name__,
+        None, kernel.__closure__))
+        for kernel, options in ((one_pass, {"inline": "always"}), (zero_phase, {})))
 
 
 def _channels_first(x, axis):
@@ -342,12 +346,19 @@ def _give_back(yc, x, axis):
     return yc if axis == 1 else yc.T
 
 
+def _order_class(n):
+    """The power of two at or above ``n``: the sizes kernels are compiled for, as the
+    tuner's buckets (:func:`dspk.operations.base.bucket`) group problems."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
 def _sections(sos, dtype):
-    """``sos`` checked and padded with identity sections to whole sweeps: (coef, group)."""
+    """``sos`` checked and padded with identity sections to whole sweeps of a compiled
+    group size (1, 2 or :data:`MAX_GROUP`): (coef, group)."""
     sos = np.asarray(sos, dtype)
     if sos.ndim != 2 or sos.shape[1] != 6 or len(sos) == 0:
         raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
-    group = min(len(sos), MAX_GROUP)
+    group = min(_order_class(len(sos)), MAX_GROUP)
     padded = -(-len(sos) // group) * group
     coef = np.zeros((padded, 6), dtype)
     coef[:, 0] = coef[:, 3] = 1
@@ -356,11 +367,14 @@ def _sections(sos, dtype):
 
 
 def _transfer(b, a, dtype):
-    """``(2, K)`` coefficients ``b`` over ``a``, checked."""
+    """``(2, K)`` coefficients ``b`` over ``a``, checked, with zeros appended up to a
+    compiled order (a power of two; the extra delays stay zero: exact)."""
     b, a = np.asarray(b, dtype), np.asarray(a, dtype)
     if b.ndim != 1 or b.shape != a.shape or b.size < 2:
         raise ValueError("b and a must be 1-D arrays of equal length, at least 2")
-    return np.stack([b, a])
+    coef = np.zeros((2, _order_class(b.size - 1) + 1), dtype)
+    coef[:, :b.size] = b, a
+    return coef
 
 
 def _block_state(z, n_blocks, width):
@@ -411,7 +425,7 @@ def sosfilt(sos, x, axis, zi, threads):
         z[:n_sections] = zi
     state = _block_state(z.transpose(0, 2, 1).reshape(-1, channels), n_blocks, width)
     yc, stream = _output(xc)
-    _kernels("sos", group, width)[0](coef, xc, yc, state, threads, stream)
+    compiling.run(_kernels("sos", group, width)[0], coef, xc, yc, state, threads, stream)
     if zi is None:
         return _give_back(yc, x, axis), None
     zf = _channel_state(state, channels).reshape(len(coef), 2, channels).transpose(0, 2, 1)
@@ -441,19 +455,23 @@ def lfilter(b, a, x, axis, zi, threads):
     coef = _transfer(b, a, x.dtype)
     channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(x.dtype)
     n_blocks, _ = _blocks(channels, width, threads)
-    z = np.zeros((order, channels), x.dtype) if zi is None else np.asarray(zi, x.dtype).T
+    z = np.zeros((order, channels), x.dtype)
+    if zi is not None:
+        z[:len(b) - 1] = np.asarray(zi, x.dtype).T
     state = _block_state(z, n_blocks, width)
     yc, stream = _output(xc)
-    _kernels("tf", order, width)[0](coef, xc, yc, state, threads, stream)
-    zf = None if zi is None else np.ascontiguousarray(_channel_state(state, channels).T)
-    return _give_back(yc, x, axis), zf
+    compiling.run(_kernels("tf", order, width)[0], coef, xc, yc, state, threads, stream)
+    if zi is None:
+        return _give_back(yc, x, axis), None
+    zf = _channel_state(state, channels)[:len(b) - 1].T
+    return _give_back(yc, x, axis), np.ascontiguousarray(zf)
 
 
 def _zero_phase(kind, size, coef, zi, x, axis, padtype, padlen, threads):
     xc = _channels_first(x, axis)
     yc, stream = _output(xc)
-    _kernels(kind, size, lanes(x.dtype))[1](coef, zi, xc, yc, PADTYPES[padtype], padlen,
-                                            threads, stream)
+    compiling.run(_kernels(kind, size, lanes(x.dtype))[1], coef, zi, xc, yc, PADTYPES[padtype],
+                  padlen, threads, stream)
     return _give_back(yc, x, axis)
 
 
@@ -503,5 +521,7 @@ def filtfilt(b, a, x, axis, padtype, padlen, zi, threads):
         The zero-phase result, laid out like ``x``.
     """
     coef = _transfer(b, a, x.dtype)
-    return _zero_phase("tf", coef.shape[1] - 1, coef, np.asarray(zi, x.dtype), x, axis,
-                       padtype, padlen if padtype else 0, threads)
+    steady = np.zeros(coef.shape[1] - 1, x.dtype)
+    steady[:len(zi)] = zi
+    return _zero_phase("tf", coef.shape[1] - 1, coef, steady, x, axis, padtype,
+                       padlen if padtype else 0, threads)

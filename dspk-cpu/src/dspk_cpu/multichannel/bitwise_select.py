@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dspk_cpu import memory
+from dspk_cpu import compiling, memory
 from dspk_cpu.kernels.tiles import LINE, transpose_tile
 from dspk_cpu.threads import use_numba_threads
 
@@ -223,7 +223,7 @@ def common_reference(x, axis, groups, operator):
     channels = x.shape[1 - axis]
     y = memory.populate(np.empty_like(rows) if len(members) == channels
                          else np.zeros_like(rows))
-    _subtract_references(rows, y, samples_by_channels, members, starts, contiguous,
-                         operator == "median", np.empty(0, f"i{x.itemsize}"),
-                         np.empty(0, f"u{x.itemsize}"))
+    compiling.run(_subtract_references, rows, y, samples_by_channels, members, starts,
+                  contiguous, operator == "median", np.empty(0, f"i{x.itemsize}"),
+                  np.empty(0, f"u{x.itemsize}"))
     return y if samples_by_channels == (axis == 0) else y.T

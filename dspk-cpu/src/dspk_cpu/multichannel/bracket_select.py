@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from dspk_cpu import compiling
 from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import use_numba_threads
 
@@ -86,12 +87,12 @@ def median_of_squares(x, axis, mean):
     for low, high in (_bracket(x2, centre), (-np.inf, np.inf)):
         low, high = x.dtype.type(low), x.dtype.type(high)
         counts = np.zeros((parts, 2), np.int64)
-        _scan(a, row_mean, col_mean, low, high, counts, no_offsets, nothing)
+        compiling.run(_scan, a, row_mean, col_mean, low, high, counts, no_offsets, nothing)
         below = counts[:, 0].sum()
         if below <= ranks[0] and ranks[1] < below + counts[:, 1].sum():
             break
     offsets = np.concatenate([[0], np.cumsum(counts[:, 1])[:-1]]).astype(np.int64)
     out = np.empty(int(counts[:, 1].sum()), x.dtype)
-    _scan(a, row_mean, col_mean, low, high, counts, offsets, out)
+    compiling.run(_scan, a, row_mean, col_mean, low, high, counts, offsets, out)
     lower, upper = np.partition(out, ranks - below)[ranks - below]
     return (float(lower) + float(upper)) / 2

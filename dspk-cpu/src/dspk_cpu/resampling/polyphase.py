@@ -20,6 +20,7 @@ import numpy as np
 from dspk.plugin import layout_of
 from numba import njit, prange
 
+from dspk_cpu import compiling
 from dspk_cpu.threads import use_numba_threads
 
 #: Output samples per parallel work item along a channel.
@@ -164,10 +165,10 @@ def upfirdn(h, x, axis, up, down, left, right, start, stop):
     if layout_of(x, axis) == "channel-major":
         y = np.zeros((rows.shape[0], stop - start), x.dtype)
         if up == 1:
-            _decimating_along_time(taps[0], rows, left, right, down, start, y)
+            compiling.run(_decimating_along_time, taps[0], rows, left, right, down, start, y)
         else:
-            _along_time(taps, rows, left, right, up, down, start, y)
+            compiling.run(_along_time, taps, rows, left, right, up, down, start, y)
         return y if axis == 1 else y.T
     y = np.zeros((stop - start, rows.shape[0]), x.dtype)
-    _across_channels(taps, rows.T, left.T, right.T, up, down, start, y)
+    compiling.run(_across_channels, taps, rows.T, left.T, right.T, up, down, start, y)
     return y.T if axis == 1 else y

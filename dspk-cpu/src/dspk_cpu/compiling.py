@@ -1,0 +1,121 @@
+"""numba kernels built on first use: in a background thread where the caller allows it.
+
+A kernel met with new argument types (a new specialisation: dtype, memory layout,
+filter order class) is built by ``dispatcher.compile``, which loads it from numba's
+disk cache when it is there. Inside :func:`dspk.plugin.deferring` the build runs in a
+background thread: when it finishes within :data:`WAIT` seconds (a load from the
+cache) the kernel runs; otherwise :class:`dspk.plugin.KernelNotReady` is raised, the
+core runs the call with another variant (scipy's), and later calls take the kernel
+once it is built. Outside :func:`~dspk.plugin.deferring` (a variant forced by name,
+``dspk autotune``) the call waits for the build.
+
+The builds share one daemon thread, so a process that exits does not wait for one.
+A child forked while a build ran cannot build (numba's compiler lock stayed with
+the parent's thread): its kernels that are not built answer ``KernelNotReady``, or
+raise :class:`RuntimeError` where the caller cannot defer.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, TimeoutError
+from typing import Any
+
+import numpy as np
+from dspk.plugin import KernelNotReady, may_defer
+
+WAIT = 0.5
+"""Seconds a deferrable call waits for a build it starts (enough for a cache load)."""
+
+_ready: set[tuple] = set()
+_builds: dict[tuple, Future] = {}
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_lock = threading.Lock()
+_worker: threading.Thread | None = None
+_forked_mid_build = False
+
+
+def _describe(argument: Any) -> Any:
+    """What numba's argument type of ``argument`` depends on, cheaply."""
+    if isinstance(argument, np.ndarray):
+        flags = argument.flags
+        return (argument.dtype, argument.ndim, flags.c_contiguous, flags.f_contiguous,
+                flags.writeable, flags.aligned)
+    return type(argument)
+
+
+def run(kernel: Any, *args: Any) -> Any:
+    """Call the numba dispatcher ``kernel`` on ``args``, building its specialisation first.
+
+    Examples
+    --------
+    >>> import numba
+    >>> total = numba.njit(lambda a: a.sum())
+    >>> float(run(total, np.arange(4.0)))
+    6.0
+    """
+    key = (kernel, *map(_describe, args))
+    if key not in _ready:
+        _build(kernel, key, args)
+        _ready.add(key)
+    return kernel(*args)
+
+
+def _build(kernel: Any, key: tuple, args: tuple) -> None:
+    """Build ``kernel``'s specialisation for ``args``, or raise KernelNotReady."""
+    defer = may_defer()
+    with _lock:
+        future = _builds.get(key)
+        fresh = future is None
+        if fresh:
+            signature = tuple(kernel.typeof_pyval(a) for a in args)
+            if signature in kernel.overloads:
+                return
+            if _forked_mid_build:
+                if defer:
+                    raise KernelNotReady("numba cannot compile in a process forked "
+                                         "while it compiled")
+                raise RuntimeError(f"dspk: numba kernel {kernel.__name__} is not compiled "
+                                   "in this process, which was forked while numba "
+                                   "compiled, so it cannot compile here")
+            future = _builds[key] = _submit(kernel.compile, signature)
+    try:
+        future.result(timeout=(WAIT if fresh else 0) if defer else None)
+    except TimeoutError:
+        raise KernelNotReady(f"numba kernel {kernel.__name__} is compiling") from None
+
+
+def _submit(function: Callable[..., Any], *args: Any) -> Future:
+    """Run ``function(*args)`` on the build thread (started on first use)."""
+    global _worker
+    future: Future = Future()
+    _jobs.put((future, function, args))
+    if _worker is None:
+        _worker = threading.Thread(target=_work, name="dspk-cpu-build", daemon=True)
+        _worker.start()
+    return future
+
+
+def _work() -> None:
+    while True:
+        future, function, args = _jobs.get()
+        if not future.set_running_or_notify_cancel():
+            continue
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # handed to the caller that waits for the build
+            future.set_exception(exc)
+
+
+def _after_fork_in_child() -> None:
+    global _worker, _jobs, _lock, _forked_mid_build
+    _forked_mid_build = _forked_mid_build or any(not f.done() for f in _builds.values())
+    _builds.clear()
+    _worker, _jobs, _lock = None, queue.SimpleQueue(), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
