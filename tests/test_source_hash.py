@@ -72,3 +72,19 @@ def test_every_cpu_variant_is_hashed_with_the_modules_its_kernel_imports():
     for op in OPERATIONS:
         for variant in backend.variants(op):
             assert variant.source == package_source_hash(variant.run), (op, variant.name)
+
+
+def test_the_shared_host_code_a_kernel_imports_is_hashed_with_it(kit, monkeypatch):
+    import dspk.plugin
+
+    (kit.parent / "shared").mkdir()
+    (kit.parent / "shared" / "__init__.py").write_text("")
+    (kit.parent / "shared" / "plans.py").write_text("STEPS = 4\n")
+    (kit / "leaf.py").write_text("from shared.plans import STEPS\nONE = 1\n")
+    monkeypatch.setattr(dspk.plugin, "SHARED_HOST_CODE", "shared")
+    entry = importlib.import_module("kit.entry")
+    before = package_source_hash(entry)
+    (kit.parent / "shared" / "plans.py").write_text("STEPS = 5\n")
+    assert package_source_hash(entry) != before
+    sys.modules.pop("shared.plans", None)
+    sys.modules.pop("shared", None)

@@ -286,7 +286,8 @@ def package_source_hash(code: Any) -> str:
     ``import package.module`` counts that module alone, and ``from package import
     name`` the module ``package.name`` where there is one, else ``package``: a
     package's ``__init__`` counts only where a name that is not a module is
-    imported from it. Modules of other packages are left out.
+    imported from it. Modules of other packages are left out, except the host-side
+    algorithms runtimes share (:data:`SHARED_HOST_CODE`), which are kernel code too.
 
     Examples
     --------
@@ -309,16 +310,27 @@ def package_source_hash(code: Any) -> str:
     return source_hash(*(sources[name] for name in sorted(sources)))
 
 
+#: The core package of host-side algorithms runtimes share (:func:`package_source_hash`
+#: follows a runtime's imports into it).
+SHARED_HOST_CODE = "dspk.kernel_support"
+
+
+def _hashed(module: str, top: str) -> bool:
+    """Whether :func:`package_source_hash` follows an import of ``module``."""
+    return (module.partition(".")[0] == top or module == SHARED_HOST_CODE
+            or module.startswith(SHARED_HOST_CODE + "."))
+
+
 def _imports_within(source: str, package: str, top: str) -> list[str]:
-    """The modules of the top-level package ``top`` that ``source`` imports, its relative
-    imports taken from ``package``."""
+    """The modules of the top-level package ``top`` (or of :data:`SHARED_HOST_CODE`) that
+    ``source`` imports, its relative imports taken from ``package``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names if alias.name.partition(".")[0] == top]
+            found += [alias.name for alias in node.names if _hashed(alias.name, top)]
         elif isinstance(node, ast.ImportFrom):
             base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
-            if base.partition(".")[0] == top:
+            if _hashed(base, top):
                 found += [_module_or_base(base, alias.name) for alias in node.names]
     return found
 

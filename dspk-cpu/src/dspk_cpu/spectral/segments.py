@@ -75,16 +75,6 @@ def extended(v: np.ndarray, edge: int, boundary: str | None, pad: int) -> np.nda
     return v
 
 
-def segment_count(samples: int, nperseg: int, step: int) -> int:
-    """How many segments of ``nperseg`` samples, ``step`` apart, fit in ``samples``."""
-    return (samples - nperseg) // step + 1
-
-
-def bin_count(nfft: int, sides: str) -> int:
-    """Frequencies of a one-sided (real) or two-sided FFT of length ``nfft``."""
-    return nfft // 2 + 1 if sides == "onesided" else nfft
-
-
 def blocks(total: int, size: int) -> Iterator[slice]:
     """``range(total)`` in consecutive slices of at most ``size``.
 

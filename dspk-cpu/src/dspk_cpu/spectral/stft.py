@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from dspk.kernel_support import segments
+from dspk.kernel_support.segments import bin_count, segment_count
 from scipy import fft
 
 from dspk_cpu.layout import channel_major
-from dspk_cpu.spectral.segments import bin_count, extended, segment_count, spectra
+from dspk_cpu.spectral.segments import extended, spectra
 from dspk_cpu.threads import on_channel_slices, threads
-
-#: What the ``stft`` kernel returns of the weighted spectra ``z``; frequency is the last axis.
-VALUES = {
-    "complex": lambda z: z,
-    "power": lambda z: z.real ** 2 + z.imag ** 2,
-    "magnitude": np.abs,
-    "angle": np.angle,
-    "phase": lambda z: np.unwrap(np.angle(z), axis=-1),
-}
 
 
 def _segment_values(v, window, step, nfft, detrend, sides, boundary, pad, weights, value,
@@ -26,7 +19,7 @@ def _segment_values(v, window, step, nfft, detrend, sides, boundary, pad, weight
     everything = slice(0, segment_count(v.shape[1], len(window), step))
     z = spectra(v, everything, window, step, nfft, detrend, sides, workers)
     z *= weights
-    return VALUES[value](z)
+    return segments.VALUES[value](np, z)
 
 
 def _frequency_along(out, axis):
