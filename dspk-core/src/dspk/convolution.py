@@ -24,6 +24,7 @@ import numpy as np
 
 from dspk import validation
 from dspk.dispatch import Call
+from dspk.docstrings import shared
 from dspk.operations import bucket
 from dspk.plugin import Problem, layout_of
 
@@ -151,6 +152,7 @@ def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, r
     return call.give_back(out)
 
 
+@shared
 def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
     """Convolve two N-dimensional arrays.
 
@@ -158,16 +160,9 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
 
     Parameters
     ----------
-    in1 : array_like
-        First input.
-    in2 : array_like
-        Second input. Should have the same number of dimensions as ``in1``.
-    mode : str {'full', 'valid', 'same'}, optional
-        The size of the output, as in scipy.
-    method : str {'auto', 'direct', 'fft'}, optional
-        Which kernels the tuner may choose from.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {convolve_inputs}
+    {convolve_method}
+    {runtime}
 
     Returns
     -------
@@ -185,6 +180,7 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
     return _convolve("convolve", in1, in2, mode, None, method, runtime, integer_result=True)
 
 
+@shared
 def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
     """Cross-correlate two N-dimensional arrays.
 
@@ -192,16 +188,9 @@ def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
 
     Parameters
     ----------
-    in1 : array_like
-        First input.
-    in2 : array_like
-        Second input. Should have the same number of dimensions as ``in1``.
-    mode : str {'full', 'valid', 'same'}, optional
-        The size of the output, as in scipy.
-    method : str {'auto', 'direct', 'fft'}, optional
-        Which kernels the tuner may choose from.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {convolve_inputs}
+    {convolve_method}
+    {runtime}
 
     Returns
     -------
@@ -220,6 +209,7 @@ def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
                      reverse=True)
 
 
+@shared
 def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     """Convolve two N-dimensional arrays using FFT.
 
@@ -228,17 +218,9 @@ def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
 
     Parameters
     ----------
-    in1 : array_like
-        First input.
-    in2 : array_like
-        Second input. Should have the same number of dimensions as ``in1``.
-    mode : str {'full', 'valid', 'same'}, optional
-        The size of the output, as in scipy.
-    axes : int or array_like of ints or None, optional
-        Axes over which to convolve; the default is all axes. Along the
-        other axes the inputs must be equal in size or of size 1.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {convolve_inputs}
+    {convolve_axes}
+    {runtime}
 
     Returns
     -------
@@ -256,6 +238,7 @@ def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     return _convolve("fftconvolve", in1, in2, mode, axes, "fft", runtime, integer_result=False)
 
 
+@shared
 def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     """Convolve two N-dimensional arrays using the overlap-add method.
 
@@ -265,16 +248,9 @@ def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
 
     Parameters
     ----------
-    in1 : array_like
-        First input.
-    in2 : array_like
-        Second input. Should have the same number of dimensions as ``in1``.
-    mode : str {'full', 'valid', 'same'}, optional
-        The size of the output, as in scipy.
-    axes : int or array_like of ints or None, optional
-        Axes over which to convolve; the default is all axes.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {convolve_inputs}
+    {convolve_axes}
+    {runtime}
 
     Returns
     -------

@@ -48,6 +48,7 @@ import dask.array as da
 import numpy as np
 
 from dspk import multichannel, validation
+from dspk.docstrings import shared
 from dspk.spectral.common import real_dtype
 from dspk.streaming import WelchStream
 from dspk.streaming.filters import OnePass, one_pass, zero_phase_lengths
@@ -135,21 +136,20 @@ def _causal(design: OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
     return y, da.from_delayed(zf, expected, np.float64).astype(dtype)
 
 
+@shared
 def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     """:func:`dspk.sosfilt` of a Dask array chunked along time, exact across its blocks.
 
     Parameters
     ----------
-    sos : array_like
-        Second-order sections, shape ``(n_sections, 6)``.
+    {sos}
     x : dask.array.Array
         2-D: channels by samples (``axis=-1``) or samples by channels (``axis=0``).
     axis : int, optional
         The time axis. Default -1.
     zi : array_like, optional
         Initial state, as :func:`dspk.sosfilt`'s.
-    runtime : str, optional
-        The runtime the workers run on.
+    {runtime_workers}
 
     Returns
     -------
@@ -171,13 +171,13 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     return _causal(one_pass(sos), x, axis, zi, runtime)
 
 
+@shared
 def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     """:func:`dspk.lfilter` of a Dask array chunked along time, exact across its blocks.
 
     Parameters
     ----------
-    b, a : array_like
-        The transfer function's numerator and denominator.
+    {ba}
     x, axis, zi, runtime
         As :func:`sosfilt`'s; ``zi`` as :func:`dspk.lfilter`'s.
 
@@ -229,6 +229,7 @@ def _zero_phase(design: OnePass, x, axis, padtype, padlen, margin, tol, runtime)
     return _overlapping(x.astype(dtype), axis, margin, run, "none", dtype)
 
 
+@shared
 def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
                 runtime=None):
     """:func:`dspk.sosfiltfilt` of a Dask array chunked along time, block by block with margins.
@@ -241,8 +242,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
 
     Parameters
     ----------
-    sos : array_like
-        Second-order sections, shape ``(n_sections, 6)``.
+    {sos}
     x : dask.array.Array
         2-D, chunked along time in chunks of at least ``margin`` samples.
     axis, padtype, padlen
@@ -250,10 +250,8 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
     margin : int, optional
         Samples of each neighbour a block is filtered with; by default
         :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).
-    tol : float, optional
-        The bound on the impulse-response tail beyond the margin; default 1e-12.
-    runtime : str, optional
-        The runtime the workers run on.
+    {tol}
+    {runtime_workers}
 
     Returns
     -------
@@ -292,6 +290,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=N
     return _zero_phase(one_pass((b, a)), x, axis, padtype, padlen, margin, tol, runtime)
 
 
+@shared
 def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runtime=None):
     """:func:`dspk.phase_shift` of a Dask array, block by block with tapered margins.
 
@@ -311,8 +310,7 @@ def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runti
         Samples of context on each side of a block. Default 1200.
     axis : int, optional
         The time axis. Default -1.
-    runtime : str, optional
-        The runtime the workers run on.
+    {runtime_workers}
 
     Returns
     -------
@@ -352,6 +350,7 @@ def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runti
     return _overlapping(x, axis, margin, run, 0, dtype)
 
 
+@shared
 def common_reference(x, reference="global", operator="median", groups=None, axis=-1, *,
                      runtime=None):
     """:func:`dspk.common_reference` of a Dask array, block by block (exact).
@@ -362,8 +361,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
         2-D; its channels are gathered into one chunk.
     reference, operator, groups, axis
         As :func:`dspk.common_reference`'s.
-    runtime : str, optional
-        The runtime the workers run on.
+    {runtime_workers}
 
     Returns
     -------
@@ -400,6 +398,7 @@ def _segment_sum(block: np.ndarray, axis: int, count: int, options: dict,
     return mean.astype(np.result_type(mean.dtype, np.float64)) * count
 
 
+@shared
 def welch(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=None,
           detrend="constant", return_onesided=True, scaling="density", axis=-1, *,
           runtime=None):
@@ -415,8 +414,7 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=No
         2-D; its channels are gathered into one chunk.
     fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis
         As :class:`dspk.streaming.WelchStream`'s (``nperseg`` defaults to 256).
-    runtime : str, optional
-        The runtime the workers run on.
+    {runtime_workers}
 
     Returns
     -------

@@ -35,6 +35,7 @@ import numpy as np
 from scipy import signal as _scipy
 
 from dspk import validation
+from dspk.docstrings import shared
 from dspk.filtering import sosfilt, sosfiltfilt
 
 __all__ = ["Filter", "bandpass", "highpass", "lowpass", "notch"]
@@ -179,6 +180,7 @@ class Filter:
     __call__ = apply
 
 
+@shared
 def bandpass(x, low, high, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *, rp=None,
              rs=None, runtime=None):
     """Band-pass filter ``x`` between ``low`` and ``high``.
@@ -207,8 +209,7 @@ def bandpass(x, low, high, fs, order=4, ftype="butter", zero_phase=True, axis=-1
         Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
     rs : float, optional
         Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -268,6 +269,7 @@ def lowpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *,
         x, axis, runtime=runtime)
 
 
+@shared
 def notch(x, freq, fs, Q=30.0, zero_phase=True, axis=-1, *, runtime=None):  # noqa: N803
     """Remove a narrow band around ``freq`` (mains hum) from ``x``.
 
@@ -288,8 +290,7 @@ def notch(x, freq, fs, Q=30.0, zero_phase=True, axis=-1, *, runtime=None):  # no
         Filter forward and backward (default) or forward only.
     axis : int, optional
         The time axis. Default -1.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------

@@ -28,6 +28,7 @@ from scipy import signal as _scipy
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.operations import bucket
 from dspk.runtime import validate_name
 
@@ -60,6 +61,7 @@ def _padlen(padtype: Any, padlen: Any, ntaps: int, samples: int) -> int:
     return padlen
 
 
+@shared
 def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     """Filter data along one dimension using cascaded second-order sections.
 
@@ -70,16 +72,13 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     sos : array_like
         Array of second-order filter coefficients, shape ``(n_sections, 6)``,
         with ``sos[:, 3] == 1``.
-    x : array_like
-        An N-dimensional input array.
-    axis : int, optional
-        The axis of ``x`` along which to filter. Default is -1.
+    {filter_x}
+    {filter_axis}
     zi : array_like, optional
         Initial conditions for the cascaded filter delays, shape
         ``(n_sections, ..., 2, ...)``: ``x``'s shape with ``x.shape[axis]``
         replaced by 2.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -149,6 +148,7 @@ def _from_last(ndim: int, position: int) -> list[int]:
     return order
 
 
+@shared
 def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     """Filter data along one dimension with an IIR or FIR filter.
 
@@ -161,15 +161,12 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     a : array_like
         The denominator coefficient vector in a 1-D sequence; ``a[0]`` must
         not be zero, and the coefficients are normalised by it.
-    x : array_like
-        An N-dimensional input array.
-    axis : int, optional
-        The axis of ``x`` along which to filter. Default is -1.
+    {filter_x}
+    {filter_axis}
     zi : array_like, optional
         Initial conditions for the filter delays: ``x``'s shape with
         ``x.shape[axis]`` replaced by ``max(len(a), len(b)) - 1``.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -209,6 +206,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis)))
 
 
+@shared
 def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     """A forward-backward digital filter using cascaded second-order sections.
 
@@ -217,19 +215,14 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
 
     Parameters
     ----------
-    sos : array_like
-        Array of second-order filter coefficients, shape ``(n_sections, 6)``.
-    x : array_like
-        The array of data to be filtered.
-    axis : int, optional
-        The axis of ``x`` to which the filter is applied. Default is -1.
-    padtype : str or None, optional
-        ``"odd"``, ``"even"``, ``"constant"`` or None (no padding).
+    {sos}
+    {filter_x}
+    {filter_axis}
+    {padtype}
     padlen : int or None, optional
         The number of samples to extend ``x`` by at both ends; the default is
         ``3 * (2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum()))``.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -260,6 +253,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     return call.give_back(view.restore(y).astype(dtype, copy=False))
 
 
+@shared
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None, *,
              runtime=None):
     """Apply a digital filter forward and backward to a signal.
@@ -272,12 +266,9 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         The numerator coefficient vector of the filter.
     a : (N,) array_like
         The denominator coefficient vector of the filter.
-    x : array_like
-        The array of data to be filtered.
-    axis : int, optional
-        The axis of ``x`` to which the filter is applied. Default is -1.
-    padtype : str or None, optional
-        ``"odd"``, ``"even"``, ``"constant"`` or None (no padding).
+    {filter_x}
+    {filter_axis}
+    {padtype}
     padlen : int or None, optional
         The number of samples to extend ``x`` by at both ends; the default is
         ``3 * max(len(a), len(b))``.
@@ -288,8 +279,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     irlen : int or None, optional
         With ``method="gust"``, the length of the impulse response used to
         correct the ends; None uses the whole signal.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -405,6 +395,7 @@ def _coefficient_dtype(*arrays: np.ndarray) -> np.dtype:
     return np.dtype("float32") if all(v.dtype == np.float32 for v in arrays) else np.dtype("float64")
 
 
+@shared
 def sosfilt_zi(sos, *, runtime=None):
     """Construct initial conditions for sosfilt for step response steady-state.
 
@@ -414,10 +405,8 @@ def sosfilt_zi(sos, *, runtime=None):
 
     Parameters
     ----------
-    sos : array_like
-        Second-order sections, shape ``(n_sections, 6)``.
-    runtime : str, optional
-        Checked to be a runtime of this build.
+    {sos}
+    {runtime_checked}
 
     Returns
     -------
@@ -436,6 +425,7 @@ def sosfilt_zi(sos, *, runtime=None):
     return _scipy.sosfilt_zi(sos).astype(_coefficient_dtype(sos))
 
 
+@shared
 def lfilter_zi(b, a, *, runtime=None):
     """Construct initial conditions for lfilter for step response steady-state.
 
@@ -447,8 +437,7 @@ def lfilter_zi(b, a, *, runtime=None):
     ----------
     b, a : array_like (1-D)
         The IIR filter coefficients.
-    runtime : str, optional
-        Checked to be a runtime of this build.
+    {runtime_checked}
 
     Returns
     -------

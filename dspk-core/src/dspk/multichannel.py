@@ -26,6 +26,7 @@ import numpy as np
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.operations import bucket
 
 __all__ = ["common_reference", "whiten", "phase_shift"]
@@ -85,6 +86,7 @@ def channel_groups(groups: Any, channels: int) -> tuple[np.ndarray, ...]:
     return tuple(checked)
 
 
+@shared
 def common_reference(x, reference="global", operator="median", groups=None, axis=-1, *,
                      runtime=None):
     """Subtract, sample by sample, the median or the average across channels.
@@ -94,9 +96,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
 
     Parameters
     ----------
-    x : array_like
-        The recording, 2-D: channels by samples (``axis=-1``) or samples by
-        channels (``axis=0``).
+    {recording}
     reference : {"global"}, optional
         The reference: the median or average of all channels of a group.
     operator : {"median", "average"}, optional
@@ -107,10 +107,8 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
         from that group's channels only. None (the default) makes all
         channels one group. A channel may belong to one group only; empty
         groups are left out.
-    axis : int, optional
-        The time axis of ``x``. Default is -1.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {recording_axis}
+    {runtime}
 
     Returns
     -------
@@ -200,6 +198,7 @@ def _whitening_matrix(call: Call, view: Signal2D, signal: Any, mean: Any,
     return (vectors / np.sqrt(values + eps)) @ vectors.T
 
 
+@shared
 def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     """ZCA-whiten a recording: decorrelate its channels and give them unit variance.
 
@@ -211,9 +210,7 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
 
     Parameters
     ----------
-    x : array_like
-        The recording, 2-D: channels by samples (``axis=-1``) or samples by
-        channels (``axis=0``).
+    {recording}
     W : array_like, optional
         A whitening matrix ``(C, C)`` to apply instead of estimating one
         (such as the ``W`` of an earlier call on other data).
@@ -225,10 +222,8 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     apply_mean : bool, optional
         Subtract each channel's mean (over the samples of ``x``) before the
         covariance and the product. Default is False, as in SpikeInterface.
-    axis : int, optional
-        The time axis of ``x``. Default is -1.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {recording_axis}
+    {runtime}
 
     Returns
     -------
@@ -289,6 +284,7 @@ def _shifts(call: Call, shifts: Any, channels: int) -> np.ndarray:
     return values.astype(np.float64)
 
 
+@shared
 def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     """Delay each channel by a fraction of a sample, in the frequency domain.
 
@@ -312,10 +308,8 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
         Zeros padded at each end, ``>= 0``: the FFT treats the signal as
         periodic, and the margin keeps the wrap-around of one end away from
         the other. The default, 1200, is SpikeInterface's 40 ms at 30 kHz.
-    axis : int, optional
-        The time axis of ``x``. Default is -1.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {recording_axis}
+    {runtime}
 
     Returns
     -------

@@ -52,6 +52,7 @@ import numpy as np
 
 from dspk import validation
 from dspk.designs import Filter
+from dspk.docstrings import shared
 from dspk.streaming import (
     CommonReferenceStream,
     PhaseShiftStream,
@@ -765,6 +766,7 @@ def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
                      "allow_nonfinite=True (--allow-nonfinite) to write them as 0")
 
 
+@shared
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
                      highpass=None, order=4, zero_phase=True, phase_shift=None,
                      reference=None, output_dtype=None, scale=1.0, sync_channels=0,
@@ -802,8 +804,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         Subtract the median or the mean across the processed channels.
     output_dtype, scale, sync_channels, chunk_samples, overwrite, allow_nonfinite, progress
         As :func:`process_recording`'s.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

@@ -41,6 +41,7 @@ from scipy import signal as _scipy
 from dspk import extension, filtering, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.operations import bucket
 
 __all__ = ["upfirdn", "resample_poly", "resample", "decimate"]
@@ -100,6 +101,7 @@ def _upfirdn(call: Call, view: Signal2D, h: np.ndarray, up: int, down: int, mode
                     up, down, left, right, start, stop)
 
 
+@shared
 def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=None):
     """Upsample, FIR filter, and downsample.
 
@@ -127,8 +129,7 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
         samples along ``axis``.
     cval : float, optional
         The constant value to use when ``mode == "constant"``.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -168,6 +169,7 @@ def antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.n
     return _scipy.firwin(2 * half_len + 1, 1.0 / rate, window=window), half_len
 
 
+@shared
 def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant", cval=None,
                   *, runtime=None):
     """Resample `x` along the given axis using polyphase filtering.
@@ -197,8 +199,7 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
         that statistic of each channel, resample, and add it back.
     cval : float, optional
         The value beyond the ends with ``padtype="constant"``; default 0.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -291,6 +292,7 @@ def _spectral_weights(call: Call, window: Any, samples: int, num: int) -> np.nda
     return weights * (num / samples)
 
 
+@shared
 def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None):
     """Resample `x` to `num` samples using the Fourier method along the given `axis`.
 
@@ -317,8 +319,7 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     domain : {"time"}, optional
         ``"time"``: ``x`` holds samples. scipy's ``"freq"`` (``x`` holds a
         spectrum) is not supported.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------
@@ -384,6 +385,7 @@ def decimation_filter(ftype: Any, q: int, n: int | None) -> tuple[str, tuple]:
     return "fir", (_scipy.firwin((20 * q if n is None else n) + 1, 1.0 / q, window="hamming"),)
 
 
+@shared
 def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=None):
     """Downsample the signal after applying an anti-aliasing filter.
 
@@ -410,8 +412,7 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     zero_phase : bool, optional
         Filter forward and backward (or, for FIR, centre the filter) so that
         the result has no phase shift. Default True.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {runtime}
 
     Returns
     -------

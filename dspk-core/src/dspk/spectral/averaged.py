@@ -9,6 +9,7 @@ import numpy as np
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.spectral.common import (
     complex_dtype,
     like_input,
@@ -112,6 +113,7 @@ def _averaged(name, call: Call, x, y, fs, window, nperseg, noverlap, nfft, detre
     return like_input(call, segments.frequencies(fs)), call.give_back(out_view.restore(p))
 
 
+@shared
 def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
           detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean",
           *, runtime=None):
@@ -123,35 +125,16 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
 
     Parameters
     ----------
-    x : array_like
-        Time series of measurement values, real or complex.
-    fs : float, optional
-        Sampling frequency of ``x``. Defaults to 1.0.
-    window : str or tuple or array_like, optional
-        A window name (with parameters, as a tuple) for
-        :func:`scipy.signal.get_window`, or the window's values. Defaults to
-        ``'hann_periodic'``.
-    nperseg : int, optional
-        Length of each segment; default ``min(256, length)`` for a named
-        window, else the window's length. It may not exceed the signal's length.
-    noverlap : int, optional
-        Samples shared by consecutive segments; default ``nperseg // 2``.
-    nfft : int, optional
-        FFT length (segments are zero-padded); default ``nperseg``.
-    detrend : str or callable or False, optional
-        ``'constant'`` (default), ``'linear'``, False (none), or a callable
-        applied to each segment on the host.
-    return_onesided : bool, optional
-        Return a one-sided spectrum for real data (default); complex data
-        always gives two sides.
-    scaling : {'density', 'spectrum'}, optional
-        Power spectral density in V²/Hz (default) or power spectrum in V².
+    {series}
+    {fs}
+    {welch_segments}
+    {return_onesided}
+    {scaling}
     axis : int, optional
         Axis along which the periodogram is computed. Default is -1.
     average : {'mean', 'median'}, optional
         How segments are averaged (the median is corrected for its bias).
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------
@@ -175,6 +158,7 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
                      return_onesided, scaling, axis, average)
 
 
+@shared
 def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
         detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean",
         *, runtime=None):
@@ -187,30 +171,17 @@ def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=
 
     Parameters
     ----------
-    x, y : array_like
-        Time series of measurement values.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
-    window : str or tuple or array_like, optional
-        Window name or values; defaults to ``'hann_periodic'``.
-    nperseg : int, optional
-        Length of each segment.
-    noverlap : int, optional
-        Samples shared by consecutive segments; default ``nperseg // 2``.
-    nfft : int, optional
-        FFT length; default ``nperseg``.
-    detrend : str or callable or False, optional
-        ``'constant'`` (default), ``'linear'``, False or a callable.
-    return_onesided : bool, optional
-        One-sided spectrum for real data (default).
+    {series_xy}
+    {fs}
+    {welch_segments}
+    {return_onesided}
     scaling : {'density', 'spectrum'}, optional
         Cross spectral density (default) or cross spectrum.
     axis : int, optional
         Axis along which the CSD is computed. Default is -1.
     average : {'mean', 'median'}, optional
         How segments are averaged; the median takes real and imaginary parts apart.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------
@@ -236,6 +207,7 @@ def csd(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=
                      return_onesided, scaling, axis, average)
 
 
+@shared
 def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", return_onesided=True,
                 scaling="density", axis=-1, *, runtime=None):
     """Estimate power spectral density using a periodogram.
@@ -245,24 +217,18 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
 
     Parameters
     ----------
-    x : array_like
-        Time series of measurement values.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
+    {series}
+    {fs}
     window : str or tuple or array_like, optional
         Window name or values (as long as the segment); None means ``'boxcar'``.
     nfft : int, optional
         FFT length; default the length of ``x`` along ``axis``.
-    detrend : str or callable or False, optional
-        ``'constant'`` (default), ``'linear'``, False or a callable.
-    return_onesided : bool, optional
-        One-sided spectrum for real data (default).
-    scaling : {'density', 'spectrum'}, optional
-        Power spectral density (default) or power spectrum.
+    {detrend}
+    {return_onesided}
+    {scaling}
     axis : int, optional
         Axis along which the periodogram is computed. Default is -1.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------
@@ -297,6 +263,7 @@ def periodogram(x, fs=1.0, window="boxcar", nfft=None, detrend="constant", retur
                      return_onesided, scaling, axis, "mean")
 
 
+@shared
 def coherence(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
               detrend="constant", axis=-1, *, runtime=None):
     """Estimate the magnitude squared coherence estimate, Cxy, using Welch's method.
@@ -306,24 +273,12 @@ def coherence(x, y, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None,
 
     Parameters
     ----------
-    x, y : array_like
-        Time series of measurement values.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
-    window : str or tuple or array_like, optional
-        Window name or values; defaults to ``'hann_periodic'``.
-    nperseg : int, optional
-        Length of each segment.
-    noverlap : int, optional
-        Samples shared by consecutive segments; default ``nperseg // 2``.
-    nfft : int, optional
-        FFT length; default ``nperseg``.
-    detrend : str or callable or False, optional
-        ``'constant'`` (default), ``'linear'``, False or a callable.
+    {series_xy}
+    {fs}
+    {welch_segments}
     axis : int, optional
         Axis along which the coherence is computed. Default is -1.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

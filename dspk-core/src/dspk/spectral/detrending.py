@@ -12,6 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.spectral.common import problem_of
 
 __all__ = ["detrend"]
@@ -28,6 +29,7 @@ def _break_points(call: Call, bp: Any, length: int) -> tuple[int, ...]:
     return tuple(int(p) for p in np.unique(np.concatenate([[0], points, [length]])))
 
 
+@shared
 def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime=None):
     """Remove linear or constant trend along axis from data.
 
@@ -47,8 +49,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False, *, runtime
         gets its own line. Ignored for ``'constant'``.
     overwrite_data : bool, optional
         Accepted for compatibility; dspk never overwrites ``data``.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

@@ -11,6 +11,7 @@ import numpy as np
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.operations import bucket
 from dspk.operations.spectral import BOUNDARY_PADDING
 from dspk.plugin import Problem
@@ -113,6 +114,7 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
             call.give_back(_restore_segments(view, z, index, x.ndim)))
 
 
+@shared
 def stft(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=None,
          detrend=False, return_onesided=True, boundary="zeros", padded=True, axis=-1,
          scaling="spectrum", *, runtime=None):
@@ -122,25 +124,18 @@ def stft(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=Non
 
     Parameters
     ----------
-    x : array_like
-        Time series of measurement values, real or complex.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
-    window : str or tuple or array_like, optional
-        Window name or values; defaults to ``'hann_periodic'``.
+    {series}
+    {fs}
+    {window}
     nperseg : int, optional
         Length of each segment. Defaults to 256 (which must not exceed the
         signal's length).
-    noverlap : int, optional
-        Samples shared by consecutive segments; default ``nperseg // 2``.
-    nfft : int, optional
-        FFT length; default ``nperseg``.
+    {noverlap}
+    {nfft}
     detrend : str or callable or False, optional
         None by default; ``'constant'``, ``'linear'`` or a callable (run once
         on all segments, on the host).
-    return_onesided : bool, optional
-        One-sided spectrum for real data (default); complex data gives two
-        sides, with a warning.
+    {return_onesided_warned}
     boundary : str or None, optional
         Extend the signal by ``nperseg // 2`` samples at both ends:
         ``'zeros'`` (default), ``'even'``, ``'odd'``, ``'constant'`` or None.
@@ -150,8 +145,7 @@ def stft(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=Non
         Axis along which the STFT is computed. Default is -1.
     scaling : {'spectrum', 'psd'}, optional
         Scale each segment's spectrum to magnitude (default) or to a density.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------
@@ -178,6 +172,7 @@ def stft(x, fs=1.0, window="hann_periodic", nperseg=256, noverlap=None, nfft=Non
                             axis, "complex", boundary, padded)
 
 
+@shared
 def spectrogram(x, fs=1.0, window=("tukey_periodic", 0.25), nperseg=None, noverlap=None,
                 nfft=None, detrend="constant", return_onesided=True, scaling="density", axis=-1,
                 mode="psd", *, runtime=None):
@@ -187,34 +182,26 @@ def spectrogram(x, fs=1.0, window=("tukey_periodic", 0.25), nperseg=None, noverl
 
     Parameters
     ----------
-    x : array_like
-        Time series of measurement values, real or complex.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
+    {series}
+    {fs}
     window : str or tuple or array_like, optional
         Window name or values; defaults to ``('tukey_periodic', 0.25)``.
-    nperseg : int, optional
-        Length of each segment; default ``min(256, length)`` for a named
-        window, else the window's length.
+    {nperseg}
     noverlap : int, optional
         Samples shared by consecutive segments; default ``nperseg // 8``.
-    nfft : int, optional
-        FFT length; default ``nperseg``.
+    {nfft}
     detrend : str or callable or False, optional
         ``'constant'`` (default), ``'linear'``, False or a callable (run once
         on all segments, on the host).
-    return_onesided : bool, optional
-        One-sided spectrum for real data (default).
-    scaling : {'density', 'spectrum'}, optional
-        Power spectral density (default) or power spectrum.
+    {return_onesided_warned}
+    {scaling}
     axis : int, optional
         Axis along which the spectrogram is computed. Default is -1.
     mode : {'psd', 'complex', 'magnitude', 'angle', 'phase'}, optional
         What to return of each segment's spectrum: the power (default), the
         complex spectrum, its magnitude, its angle, or its angle unwrapped
         along frequency.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------
@@ -290,6 +277,7 @@ def _overlap_divisor(window: np.ndarray, step: int, count: int, trim: int,
     return np.where(norm > 1e-10, norm, 1.0)
 
 
+@shared
 def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=None,
           input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2, scaling="spectrum",
           *, runtime=None):
@@ -303,15 +291,12 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     ----------
     Zxx : array_like
         STFT of the signal to be reconstructed; at least 2-D.
-    fs : float, optional
-        Sampling frequency. Defaults to 1.0.
-    window : str or tuple or array_like, optional
-        Window name or values; defaults to ``'hann_periodic'``.
+    {fs}
+    {window}
     nperseg : int, optional
         Samples per segment; default ``2 * (bins - 1)`` for one-sided input,
         else the number of frequencies.
-    noverlap : int, optional
-        Samples shared by consecutive segments; default ``nperseg // 2``.
+    {noverlap}
     nfft : int, optional
         FFT length; by default the one ``Zxx``'s frequencies imply (or
         ``nperseg`` when that is one more, for odd segments).
@@ -326,8 +311,7 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
         Where the frequencies of ``Zxx`` are; default -2.
     scaling : {'spectrum', 'psd'}, optional
         The scaling the STFT used. Default ``'spectrum'``.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

@@ -6,6 +6,7 @@ from typing import Any
 
 from dspk import validation
 from dspk.dispatch import Call, Signal2D
+from dspk.docstrings import shared
 from dspk.spectral.common import complex_dtype, problem_of, real_dtype
 
 __all__ = ["rfft", "irfft", "fft", "ifft", "hilbert"]
@@ -46,6 +47,7 @@ def _transform(kind, x, n, axis, norm, workers, plan, runtime):
     return call.give_back(view.restore(y))
 
 
+@shared
 def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None,
          runtime=None):
     """Compute the 1-D discrete Fourier Transform for real input.
@@ -61,17 +63,8 @@ def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan
         zero-padded to it. Default: the length of ``x`` along ``axis``.
     axis : int, optional
         Axis over which to compute the FFT. Default is -1.
-    norm : {"backward", "ortho", "forward"}, optional
-        Normalization mode; None means "backward".
-    overwrite_x : bool, optional
-        Accepted for compatibility; dspk never overwrites ``x``.
-    workers : int, optional
-        Checked (it must not be zero) and otherwise left to the runtime,
-        which chooses its own threads.
-    plan : None
-        Must be None, as in scipy.
-    runtime : str, optional
-        The runtime to run on (see :mod:`dspk.runtime`).
+    {fft_options}
+    {runtime}
 
     Returns
     -------
@@ -89,6 +82,7 @@ def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan
     return _transform("rfft", x, n, axis, norm, workers, plan, runtime)
 
 
+@shared
 def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None,
           runtime=None):
     """Compute the inverse of :func:`rfft`.
@@ -106,16 +100,8 @@ def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, pla
         Length of the transformed axis of the output.
     axis : int, optional
         Axis over which to compute the inverse FFT. Default is -1.
-    norm : {"backward", "ortho", "forward"}, optional
-        Normalization mode; None means "backward".
-    overwrite_x : bool, optional
-        Accepted for compatibility; dspk never overwrites ``x``.
-    workers : int, optional
-        Checked and left to the runtime.
-    plan : None
-        Must be None.
-    runtime : str, optional
-        The runtime to run on.
+    {fft_options}
+    {runtime}
 
     Returns
     -------
@@ -132,6 +118,7 @@ def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, pla
     return _transform("irfft", x, n, axis, norm, workers, plan, runtime)
 
 
+@shared
 def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None,
         runtime=None):
     """Compute the 1-D discrete Fourier Transform.
@@ -140,22 +127,12 @@ def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=
 
     Parameters
     ----------
-    x : array_like
-        Input array, real or complex.
-    n : int, optional
-        Length of the transformed axis (cropped or zero-padded).
+    {fft_x}
+    {fft_n}
     axis : int, optional
         Axis over which to compute the FFT. Default is -1.
-    norm : {"backward", "ortho", "forward"}, optional
-        Normalization mode; None means "backward".
-    overwrite_x : bool, optional
-        Accepted for compatibility; dspk never overwrites ``x``.
-    workers : int, optional
-        Checked and left to the runtime.
-    plan : None
-        Must be None.
-    runtime : str, optional
-        The runtime to run on.
+    {fft_options}
+    {runtime}
 
     Returns
     -------
@@ -172,6 +149,7 @@ def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=
     return _transform("fft", x, n, axis, norm, workers, plan, runtime)
 
 
+@shared
 def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None,
          runtime=None):
     """Compute the 1-D inverse discrete Fourier Transform.
@@ -180,22 +158,12 @@ def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan
 
     Parameters
     ----------
-    x : array_like
-        Input array, real or complex.
-    n : int, optional
-        Length of the transformed axis (cropped or zero-padded).
+    {fft_x}
+    {fft_n}
     axis : int, optional
         Axis over which to compute the inverse FFT. Default is -1.
-    norm : {"backward", "ortho", "forward"}, optional
-        Normalization mode; None means "backward".
-    overwrite_x : bool, optional
-        Accepted for compatibility; dspk never overwrites ``x``.
-    workers : int, optional
-        Checked and left to the runtime.
-    plan : None
-        Must be None.
-    runtime : str, optional
-        The runtime to run on.
+    {fft_options}
+    {runtime}
 
     Returns
     -------
@@ -214,6 +182,7 @@ def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan
 
 # --- Hilbert and detrend -----------------------------------------------------------------
 
+@shared
 def hilbert(x, N=None, axis=-1, *, runtime=None):
     """FFT-based computation of the analytic signal.
 
@@ -227,8 +196,7 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
         Number of Fourier components (the output length); default ``x.shape[axis]``.
     axis : int, optional
         Axis along which to do the transformation. Default is -1.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

@@ -11,6 +11,7 @@ from scipy import signal as _scipy
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.designs import Filter
+from dspk.docstrings import shared
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
 from dspk.streaming.base import Stream
 
@@ -241,20 +242,18 @@ class CausalStream(Stream):
         return None if self._state is None else self._state.astype(self.dtype, copy=False)
 
 
+@shared
 class SosfiltStream(CausalStream):
     """:func:`dspk.sosfilt` over a stream, exact at every chunk boundary.
 
     Parameters
     ----------
-    sos : array_like
-        Second-order sections, shape ``(n_sections, 6)``.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
+    {sos}
+    {stream_axis}
     zi : array_like, optional
         The initial state, as :func:`dspk.sosfilt`'s ``zi`` for the first
         chunk (its time axis replaced by 2); zeros by default.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Examples
     --------
@@ -273,20 +272,18 @@ class SosfiltStream(CausalStream):
         super().__init__(_Sections(sos), axis, zi, runtime)
 
 
+@shared
 class LfilterStream(CausalStream):
     """:func:`dspk.lfilter` over a stream, exact at every chunk boundary.
 
     Parameters
     ----------
-    b, a : array_like
-        The transfer function's numerator and denominator.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
+    {ba}
+    {stream_axis}
     zi : array_like, optional
         The initial state, as :func:`dspk.lfilter`'s ``zi`` for the first
         chunk; zeros by default.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Examples
     --------
@@ -393,6 +390,7 @@ class ZeroPhaseStream(Stream):
         return 2 * edge - mirror if self._padtype == "odd" else mirror
 
 
+@shared
 class SosfiltfiltStream(ZeroPhaseStream):
     """:func:`dspk.sosfiltfilt` over a stream, within a bound set by a margin.
 
@@ -405,10 +403,8 @@ class SosfiltfiltStream(ZeroPhaseStream):
 
     Parameters
     ----------
-    sos : array_like
-        Second-order sections, shape ``(n_sections, 6)``.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
+    {sos}
+    {stream_axis}
     padtype : {"odd", "even", "constant", None}, optional
         How the ends are padded, as in :func:`dspk.sosfiltfilt`. Default "odd".
     padlen : int, optional
@@ -416,10 +412,8 @@ class SosfiltfiltStream(ZeroPhaseStream):
     margin : int, optional
         Samples of look-ahead of each backward pass; by default
         :func:`zero_phase_margin` of ``tol``. Give ``margin`` or ``tol``.
-    tol : float, optional
-        The bound on the impulse-response tail beyond the margin; default 1e-12.
-    runtime : str, optional
-        The runtime to run on.
+    {tol}
+    {runtime}
 
     Attributes
     ----------
@@ -446,6 +440,7 @@ class SosfiltfiltStream(ZeroPhaseStream):
         super().__init__(_Sections(sos), axis, padtype, padlen, margin, tol, runtime)
 
 
+@shared
 class FiltfiltStream(ZeroPhaseStream):
     """:func:`dspk.filtfilt` (``method="pad"``) over a stream, within a bound set by a margin.
 
@@ -453,8 +448,7 @@ class FiltfiltStream(ZeroPhaseStream):
 
     Parameters
     ----------
-    b, a : array_like
-        The transfer function's numerator and denominator.
+    {ba}
     axis, padtype, padlen, margin, tol, runtime
         As :class:`SosfiltfiltStream`'s; ``padlen`` defaults to
         ``3 * max(len(a), len(b))``, as in :func:`dspk.filtfilt`.
@@ -476,6 +470,7 @@ class FiltfiltStream(ZeroPhaseStream):
         super().__init__(_TransferFunction(b, a), axis, padtype, padlen, margin, tol, runtime)
 
 
+@shared
 def filter_stream(design, axis=-1, *, margin=None, tol=None, runtime=None):
     """The stream of a :class:`dspk.Filter`: zero phase or causal, as the filter says.
 
@@ -483,12 +478,10 @@ def filter_stream(design, axis=-1, *, margin=None, tol=None, runtime=None):
     ----------
     design : dspk.Filter
         A designed filter, such as ``dspk.Filter.bandpass(300, 6000, fs=30000)``.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
+    {stream_axis}
     margin, tol : optional
         For a zero-phase filter, as :class:`SosfiltfiltStream`'s.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Returns
     -------

@@ -6,12 +6,14 @@ import numpy as np
 
 from dspk import validation
 from dspk.arrays import to_numpy
+from dspk.docstrings import shared
 from dspk.multichannel import DEFAULT_MARGIN, common_reference, phase_shift
 from dspk.streaming.base import Stream
 
 __all__ = ["CommonReferenceStream", "PhaseShiftStream"]
 
 
+@shared
 class CommonReferenceStream(Stream):
     """:func:`dspk.common_reference` over a stream: each sample on its own, exact.
 
@@ -19,8 +21,7 @@ class CommonReferenceStream(Stream):
     ----------
     reference, operator, groups, axis
         As :func:`dspk.common_reference`'s.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Examples
     --------
@@ -51,6 +52,7 @@ def taper(margin: int) -> np.ndarray:
     return np.concatenate([ramp, np.ones(margin // 2)])
 
 
+@shared
 class PhaseShiftStream(Stream):
     """:func:`dspk.phase_shift` over a stream, in blocks with tapered margins.
 
@@ -69,10 +71,8 @@ class PhaseShiftStream(Stream):
         The delay of each channel in samples, as :func:`dspk.phase_shift`'s.
     margin : int, optional
         Samples of context on each side of a block. Default 1200.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
-    runtime : str, optional
-        The runtime to run on.
+    {stream_axis}
+    {runtime}
 
     Notes
     -----

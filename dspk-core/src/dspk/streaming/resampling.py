@@ -9,6 +9,7 @@ import numpy as np
 
 from dspk import validation
 from dspk.dispatch import Call
+from dspk.docstrings import shared
 from dspk.resampling import antialiasing_taps, decimation_filter, upfirdn
 from dspk.runtime import resolve
 from dspk.streaming.base import Stream, StreamChain
@@ -59,6 +60,7 @@ class _Polyphase(Stream):
         return y.copy(order="K")
 
 
+@shared
 class ResamplePolyStream(_Polyphase):
     """:func:`dspk.resample_poly` over a stream, exact at every chunk boundary.
 
@@ -79,8 +81,7 @@ class ResamplePolyStream(_Polyphase):
         The signal is ``cval`` beyond its ends.
     cval : float, optional
         The value beyond the ends; default 0.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Examples
     --------
@@ -125,6 +126,7 @@ class _EveryQth(Stream):
 
 
 
+@shared
 class DecimateStream(StreamChain):
     """:func:`dspk.decimate` over a stream.
 
@@ -141,14 +143,12 @@ class DecimateStream(StreamChain):
         The filter order, as :func:`dspk.decimate`'s.
     ftype : str {'iir', 'fir'} or ``dlti`` instance, optional
         The anti-aliasing filter, as :func:`dspk.decimate`'s. Default 'iir'.
-    axis : int, optional
-        The time axis of the chunks. Default -1.
+    {stream_axis}
     zero_phase : bool, optional
         Zero-phase filtering, as :func:`dspk.decimate`'s. Default True.
     margin, tol : optional
         For zero-phase IIR filters, as :class:`SosfiltfiltStream`'s.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Examples
     --------

@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from dspk import spectral, validation
+from dspk.docstrings import shared
 from dspk.streaming.base import Stream
 
 __all__ = ["WelchStream"]
 
 
+@shared
 class WelchStream(Stream):
     """:func:`dspk.welch` over a stream: a running mean of the segments' periodograms.
 
@@ -27,8 +29,7 @@ class WelchStream(Stream):
         the minimum with).
     noverlap, nfft : int, optional
         As :func:`dspk.welch`'s.
-    runtime : str, optional
-        The runtime to run on.
+    {runtime}
 
     Attributes
     ----------
