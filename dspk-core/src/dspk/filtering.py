@@ -273,8 +273,8 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         The number of samples to extend ``x`` by at both ends; the default is
         ``3 * max(len(a), len(b))``.
     method : str, optional
-        ``"pad"`` pads the signal; ``"gust"`` uses Gustafsson's method, which
-        chooses the initial states of both passes to match the reversed
+        ``"pad"`` pads the signal; ``"gust"`` uses Gustafsson's method [1]_,
+        which chooses the initial states of both passes to match the reversed
         passes (its rows of work run on the runtime's ``lfilter``).
     irlen : int or None, optional
         With ``method="gust"``, the length of the impulse response used to
@@ -285,6 +285,12 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     -------
     y : ndarray
         The filtered output with the same shape as ``x``.
+
+    References
+    ----------
+    .. [1] F. Gustafsson, "Determining the initial states in forward-backward
+       filtering", IEEE Transactions on Signal Processing, vol. 44, no. 4,
+       1996.
 
     Examples
     --------

@@ -106,7 +106,7 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     """Upsample, FIR filter, and downsample.
 
     As :func:`scipy.signal.upfirdn`, on a dspk runtime: a polyphase filter
-    that computes each output sample from the taps of its phase.
+    [1]_ that computes each output sample from the taps of its phase.
 
     Parameters
     ----------
@@ -136,6 +136,11 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     y : ndarray
         The output signal array: ``x``'s shape except along ``axis``, which
         has ``((n - 1) * up + len(h) - 1) // down + 1`` samples.
+
+    References
+    ----------
+    .. [1] P. P. Vaidyanathan, "Multirate Systems and Filter Banks",
+       Prentice Hall, 1993.
 
     Examples
     --------
@@ -176,7 +181,8 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
 
     As :func:`scipy.signal.resample_poly`, on a dspk runtime: ``x`` is
     upsampled by ``up``, low-pass filtered with a zero-phase FIR filter and
-    downsampled by ``down``, computing only the output samples kept.
+    downsampled by ``down``, computing only the output samples kept (a
+    polyphase implementation [1]_).
 
     Parameters
     ----------
@@ -206,6 +212,11 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     resampled_x : array
         The resampled array, ``ceil(n * up / down)`` samples along ``axis``
         (``up`` and ``down`` reduced by their greatest common divisor).
+
+    References
+    ----------
+    .. [1] P. P. Vaidyanathan, "Multirate Systems and Filter Banks",
+       Prentice Hall, 1993.
 
     Examples
     --------

@@ -11,12 +11,13 @@ The ``fft`` kernel runs in three steps, all dispatches of one command buffer:
    input's orientation.
 
 The complex FFT of length ``n`` whose only prime factors are 2, 3 and 5 uses
-the Stockham formulation (``fft_stockham``), which needs no bit reversal:
+the Stockham formulation [1]_ [2]_ (``fft_stockham``), which needs no bit
+reversal:
 
 * ``n <= 1024``: one dispatch, each workgroup holding whole rows in workgroup
   memory (16 KiB: two halves, stage input and output in turn) through every
   radix-4/2/3/5 stage;
-* longer ``n = n1 * n2`` (both at most 1024): the four-step algorithm, two such
+* longer ``n = n1 * n2`` (both at most 1024): the four-step algorithm [3]_, two such
   dispatches: ``n1`` FFTs of length ``n2`` over the strided columns, times the
   twiddles ``w_n^(i k)``, then ``n2`` FFTs of length ``n1``, written in place of
   the transposition;
@@ -24,7 +25,7 @@ the Stockham formulation (``fft_stockham``), which needs no bit reversal:
   whole array in storage buffers, one butterfly per invocation; the
   ``"workgroup"`` strategy falls back to it beyond ``1024 ** 2`` points.
 
-Other lengths use Bluestein's chirp z-transform: with ``c_j = exp(-i pi j^2 / n)``,
+Other lengths use Bluestein's chirp z-transform [4]_: with ``c_j = exp(-i pi j^2 / n)``,
 ``X_k = c_k sum_j (x_j c_j) conj(c_(k-j))``, a cyclic convolution of length
 ``m >= 2n - 1`` (the next 2^a 3^b 5^c) computed with two FFTs of length ``m``;
 the chirp's own spectrum is computed once on the host.
@@ -41,6 +42,20 @@ or exponential) and uploaded in that precision once per length and device.
 Other modules call :func:`transform` (the default variant, on device arrays),
 or compose :func:`plan` with their own dispatches to keep intermediates on the
 device: ``plan`` turns one transform between two :class:`View` s into dispatches.
+
+References
+----------
+.. [1] W. T. Cochran, J. W. Cooley, D. L. Favin, H. D. Helms, R. A. Kaenel,
+   W. W. Lang, G. C. Maling, D. E. Nelson, C. M. Rader and P. D. Welch,
+   "What is the fast Fourier transform?", Proceedings of the IEEE, vol. 55,
+   no. 10, 1967 (Stockham's autosort form).
+.. [2] C. Van Loan, "Computational Frameworks for the Fast Fourier
+   Transform", SIAM, 1992.
+.. [3] D. H. Bailey, "FFTs in external or hierarchical memory", The Journal
+   of Supercomputing, vol. 4, no. 1, 1990.
+.. [4] L. I. Bluestein, "A linear filtering approach to the computation of
+   discrete Fourier transform", IEEE Transactions on Audio and
+   Electroacoustics, vol. 18, no. 4, 1970.
 """
 
 from __future__ import annotations

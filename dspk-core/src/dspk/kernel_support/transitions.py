@@ -5,14 +5,24 @@ rows, ``M = 2``; lfilter's ``b, a`` as one section of order ``K - 1``) has a
 state of ``D = sections * M`` numbers, ordered (section, delay) as scipy's
 ``zi``. Over ``L`` zero input samples the state maps as ``s -> T s``. A
 runtime filters blocks of ``L`` samples from zero states in parallel and
-scans their final states with the powers ``T ** (2 ** k)`` (Kogge-Stone),
-which gives every block its true start.
+scans their final states with the powers ``T ** (2 ** k)`` (Kogge-Stone
+[1]_; a linear recurrence solved as a prefix scan [2]_), which gives every
+block its true start.
 
 One precision policy: ``T`` is the one-sample transition raised to the
 ``L``-th power by repeated squaring in :data:`WIDE`, and so are its powers;
 each result is rounded once, to float64 or the signal's dtype. Filters with
 poles near ``z = 1`` have transitions whose entries cancel heavily, which
 a float64 computation would leave in error.
+
+References
+----------
+.. [1] P. M. Kogge and H. S. Stone, "A parallel algorithm for the efficient
+   solution of a general class of recurrence equations", IEEE Transactions
+   on Computers, vol. C-22, no. 8, 1973.
+.. [2] G. E. Blelloch, "Prefix sums and their applications", Technical
+   Report CMU-CS-90-190, School of Computer Science, Carnegie Mellon
+   University, 1990.
 """
 
 from __future__ import annotations

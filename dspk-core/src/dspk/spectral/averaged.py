@@ -120,7 +120,7 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
     """Estimate power spectral density using Welch's method.
 
     As :func:`scipy.signal.welch`, on a dspk runtime: segments are cut,
-    detrended, windowed, transformed and averaged in one kernel, without
+    detrended, windowed, transformed and averaged [1]_ in one kernel, without
     forming the segments x frequencies array of every channel.
 
     Parameters
@@ -143,6 +143,13 @@ def welch(x, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft=N
     Pxx : ndarray
         Power spectral density or power spectrum of ``x``, frequencies along
         ``axis``; float32 for float32 or complex64 input.
+
+    References
+    ----------
+    .. [1] P. D. Welch, "The use of fast Fourier transform for the estimation
+       of power spectra: A method based on time averaging over short,
+       modified periodograms", IEEE Transactions on Audio and
+       Electroacoustics, vol. 15, no. 2, 1967.
 
     Examples
     --------
