@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.fft
 import scipy.signal
 
 import dspk
@@ -20,9 +21,10 @@ def _signal(dtype, axis):
     return np.ascontiguousarray(x.T) if axis == 0 else x
 
 
-def _agree(got, want, dtype):
-    """Within the conformance kit's tolerance of scipy in float64, in ``dtype``."""
-    assert got.dtype == dtype and got.shape == want.shape
+def _agree(got, want, dtype, result_dtype=None):
+    """Within the conformance kit's tolerance of scipy in float64, in ``dtype``'s precision
+    (``result_dtype``, such as complex64, when the result is not ``dtype``)."""
+    assert got.dtype == (result_dtype or dtype) and got.shape == want.shape
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
@@ -60,3 +62,38 @@ def test_zero_phase_one_thread_match_scipy(dtype, axis):
     x64 = x.astype(np.float64)
     _agree(y, scipy.signal.sosfiltfilt(SOS, x64, axis=axis), dtype)
     _agree(w, scipy.signal.filtfilt(B, A, x64, axis=axis), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_fft_one_thread_matches_scipy(dtype, axis, norm):
+    x = _signal(dtype, axis)
+    z = x + 1j * _signal(dtype, axis)[::-1]
+    x64, z64 = x.astype(np.float64), z.astype(np.complex128)
+    complex_type = np.result_type(dtype, np.complex64)
+    with forced_variant("fft", "one-thread"):
+        got = [dspk.rfft(x, axis=axis, norm=norm, runtime="cpu"),
+               dspk.rfft(x, n=31, axis=axis, norm=norm, runtime="cpu"),
+               dspk.irfft(z, axis=axis, norm=norm, runtime="cpu"),
+               dspk.fft(z, n=48, axis=axis, norm=norm, runtime="cpu"),
+               dspk.ifft(z, axis=axis, norm=norm, runtime="cpu")]
+    want = [scipy.fft.rfft(x64, axis=axis, norm=norm),
+            scipy.fft.rfft(x64, n=31, axis=axis, norm=norm),
+            scipy.fft.irfft(z64, axis=axis, norm=norm),
+            scipy.fft.fft(z64, n=48, axis=axis, norm=norm),
+            scipy.fft.ifft(z64, axis=axis, norm=norm)]
+    for g, w, kind in zip(got, want, [complex_type, complex_type, dtype, complex_type,
+                                      complex_type]):
+        _agree(g, w, dtype, kind)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("n", [None, 33, 64])
+def test_hilbert_one_thread_matches_scipy(dtype, axis, n):
+    x = _signal(dtype, axis)
+    with forced_variant("hilbert", "one-thread"):
+        y = dspk.hilbert(x, N=n, axis=axis, runtime="cpu")
+    _agree(y, scipy.signal.hilbert(x.astype(np.float64), N=n, axis=axis), dtype,
+           np.result_type(dtype, np.complex64))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -157,9 +158,9 @@ class Operation:
     writes: tuple[str, ...] = field(default=(), kw_only=True)
     version: int = field(default=1, kw_only=True)
 
-    @property
+    @cached_property
     def inputs(self) -> tuple[str, ...]:
-        """The argument names, in calling order.
+        """The argument names, in calling order (parsed once: every call reads them).
 
         Examples
         --------

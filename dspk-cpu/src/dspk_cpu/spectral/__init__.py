@@ -2,7 +2,8 @@
 
 FFTs are scipy.fft's (pocketfft), which keeps float32 in float32. Every
 operation has a whole-array variant, where pocketfft's own threads share out
-the rows, and a variant with one slice of channels per thread.
+the rows, and a variant with one slice of channels per thread; fft and
+hilbert have one on the calling thread alone, for small arrays.
 """
 
 from dspk.plugin import Variant, package_source_hash
@@ -29,6 +30,7 @@ VARIANTS = {
     "hilbert": [
         Variant("channel-threads", analytic.analytic_channel_threads, _ANALYTIC),
         Variant("fft-groups", analytic.analytic_groups, _ANALYTIC),
+        Variant("one-thread", analytic.analytic_one_thread, _ANALYTIC),
     ],
     "detrend": [
         Variant("whole-array", segments.detrend_whole, _SEGMENTS),

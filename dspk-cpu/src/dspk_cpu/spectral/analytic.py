@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from dspk.plugin import layout_of
 from numba import njit
-from scipy import fft
+from scipy.fft import _pocketfft
 
 from dspk_cpu import memory
 from dspk_cpu.spectral import halfsize
@@ -76,9 +76,9 @@ def _analytic_group(x, out, axis, n, workers):
     if n % 2 == 0:
         halfsize.analytic_into(x, axis, n, workers, out)
         return
-    spectrum = fft.rfft(x, n, axis=axis, workers=workers)
+    spectrum = _pocketfft.rfft(x, n, axis, None, False, workers)
     _quarter_turn(spectrum, n, axis)
-    transform = fft.irfft(spectrum, n, axis=axis, workers=workers, overwrite_x=True)
+    transform = _pocketfft.irfft(spectrum, n, axis, None, True, workers)
     kept = (slice(None), slice(0, n)) if axis == 1 else (slice(0, n), slice(None))
     _join(x[kept], transform, out, axis)
 
@@ -127,4 +127,12 @@ def analytic_channel_threads(x, axis, n):
     view, time_axis, out, result = _in_memory_order(x, axis, n)
     on_channel_slices(lambda part: _run_groups(view, time_axis, out, n, part, 1, 4),
                       view.shape[1 - time_axis])
+    return result
+
+
+def analytic_one_thread(x, axis, n):
+    """Groups of channels one after another on the calling thread: for small arrays,
+    where starting threads costs more than they save."""
+    view, time_axis, out, result = _in_memory_order(x, axis, n)
+    _run_groups(view, time_axis, out, n, slice(0, view.shape[1 - time_axis]), 1, 4)
     return result
