@@ -97,3 +97,31 @@ def test_hilbert_one_thread_matches_scipy(dtype, axis, n):
         y = dspk.hilbert(x, N=n, axis=axis, runtime="cpu")
     _agree(y, scipy.signal.hilbert(x.astype(np.float64), N=n, axis=axis), dtype,
            np.result_type(dtype, np.complex64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("channels", [1, 6, 7])
+@pytest.mark.parametrize("operator", ["median", "average"])
+def test_common_reference_whole_matches_numpy(dtype, axis, channels, operator):
+    x = np.random.default_rng(6).standard_normal((channels, 40)).astype(dtype)
+    x = np.ascontiguousarray(x.T) if axis == 0 else x
+    # Six channels: two groups in no order, channel 3 in none (zeros).
+    groups = [[4, 0, 2], [5, 1]] if channels == 6 else [list(range(channels))[::-1]]
+    with forced_variant("common_reference", "numpy-whole"):
+        y = dspk.common_reference(x, operator=operator, groups=groups, axis=axis,
+                                  runtime="cpu")
+    reduce = np.median if operator == "median" else np.mean
+    x64 = x.astype(np.float64) if axis == 1 else x.T.astype(np.float64)
+    want = np.zeros_like(x64)
+    for members in groups:
+        want[members] = x64[members] - reduce(x64[members], axis=0)
+    _agree(y, want if axis == 1 else want.T, dtype)
+
+
+def test_common_reference_whole_median_of_nan_is_nan():
+    x = np.random.default_rng(7).standard_normal((4, 10))
+    x[2, 3] = np.nan
+    with forced_variant("common_reference", "numpy-whole"):
+        y = dspk.common_reference(x, runtime="cpu")
+    np.testing.assert_array_equal(y, x - np.median(x, axis=0))

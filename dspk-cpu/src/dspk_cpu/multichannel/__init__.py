@@ -1,7 +1,8 @@
 """The cpu runtime's variants of the multichannel operations.
 
-``common_reference``: a numba bitwise selection per sample (default) or numpy's
-median/mean over blocks of samples. Whitening: per-channel means (blocks on
+``common_reference``: a numba bitwise selection per sample (default), numpy's
+median/mean over blocks of samples, or over the whole array on the calling thread
+(small arrays). Whitening: per-channel means (blocks on
 threads, or one reduction), the channel covariance (float64 blocks; float32
 blocks summed in float64; one product for float64), the median of squares (a
 numba bracketing selection, or numpy's partition of a copy), and the matrix product
@@ -31,6 +32,7 @@ VARIANTS = {
     "common_reference": [
         Variant("numba-bitwise-select", bitwise_select.common_reference, _BITWISE),
         Variant("numpy-blocks", blocks.common_reference, _BLOCKS),
+        Variant("numpy-whole", blocks.common_reference_whole, _BLOCKS),
     ],
     "channel_mean": [
         Variant("numpy-blocks", blocks.channel_mean_blocks, _BLOCKS),

@@ -65,6 +65,56 @@ def common_reference(x, axis, groups, operator):
     return y
 
 
+def _median_across(values):
+    """The median of ``values`` across its rows (axis 0), kept as one row: as
+    :func:`numpy.median` (a NaN makes its column's median NaN), by one partition.
+
+    Examples
+    --------
+    >>> _median_across(np.array([[1.0, 5.0], [2.0, np.nan], [4.0, 3.0], [0.0, 1.0]]))
+    array([[1.5, nan]])
+    """
+    n = values.shape[0]
+    half = n // 2
+    part = np.partition(values, (half - 1, half, n - 1) if n % 2 == 0 else (half, n - 1),
+                        axis=0)
+    middle = part[half:half + 1] if n % 2 else (part[half - 1:half] + part[half:half + 1]) * 0.5
+    last = part[-1:]
+    nan = np.isnan(last)
+    return np.where(nan, last, middle) if nan.any() else middle
+
+
+def common_reference_whole(x, axis, groups, operator):
+    """Subtract each group's median (one partition) or mean (summed in float64) over the
+    whole array on the calling thread: for small arrays, where blocks on threads and
+    :func:`numpy.median`'s own argument handling cost more than the work.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 5.0], [2.0, 0.0], [4.0, 3.0]])
+    >>> common_reference_whole(x, 1, (np.arange(3),), "median")
+    array([[-1.,  2.],
+           [ 0., -3.],
+           [ 2.,  0.]])
+    """
+    x2 = channel_major(x, axis)
+    if len(groups) == 1 and len(groups[0]) == x2.shape[0]:  # every channel: no gathers
+        return x - _reference(x2, operator) if axis == 1 else x - _reference(x2, operator).T
+    y = np.zeros_like(x)
+    y2 = channel_major(y, axis)
+    for members in groups:
+        values = x2[members]
+        y2[members] = values - _reference(values, operator)
+    return y
+
+
+def _reference(values, operator):
+    """One row: the median or mean of ``values`` across its rows, in their dtype."""
+    if operator == "median":
+        return _median_across(values)
+    return values.mean(axis=0, keepdims=True, dtype=np.float64).astype(values.dtype)
+
+
 def channel_mean_whole(x, axis):
     """Per-channel mean in float64, as one numpy reduction.
 
