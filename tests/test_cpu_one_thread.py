@@ -125,3 +125,15 @@ def test_common_reference_whole_median_of_nan_is_nan():
     with forced_variant("common_reference", "numpy-whole"):
         y = dspk.common_reference(x, runtime="cpu")
     np.testing.assert_array_equal(y, x - np.median(x, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_resample_poly_kept_designs_match_scipy(dtype):
+    """resample_poly keeps its antialiasing designs: repeated calls, and calls with another
+    window or rate, still give scipy's results."""
+    x = np.random.default_rng(8).standard_normal((3, 50)).astype(dtype)
+    for window, up, down in [(("kaiser", 5.0), 1, 3), (("kaiser", 5.0), 1, 3),
+                             ("hamming", 1, 3), (("kaiser", 5.0), 2, 3)]:
+        y = dspk.resample_poly(x, up, down, axis=1, window=window, runtime="cpu")
+        _agree(y, scipy.signal.resample_poly(x.astype(np.float64), up, down, axis=1,
+                                             window=window), dtype)

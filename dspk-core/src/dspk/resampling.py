@@ -165,13 +165,33 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
 
 
 def antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.ndarray, int]:
-    """resample_poly's filter before scaling and padding, and its half length."""
+    """resample_poly's filter before scaling and padding, and its half length.
+
+    A window named by a string or tuple gives a design kept for the last
+    :data:`_DESIGNS_KEPT` ones (``firwin`` costs about 40 us a call).
+    """
     if isinstance(window, (list, np.ndarray)) or call.backend.is_native(window):
         taps = _taps(call, window, "window")
         return taps.astype(np.float64), (taps.size - 1) // 2
     rate = max(up, down)
     half_len = 10 * rate
-    return _scipy.firwin(2 * half_len + 1, 1.0 / rate, window=window), half_len
+    try:
+        return _designs[window, rate], half_len
+    except KeyError:
+        pass
+    except TypeError:  # a window tuple holding something unhashable: designed each time
+        return _scipy.firwin(2 * half_len + 1, 1.0 / rate, window=window), half_len
+    taps = _scipy.firwin(2 * half_len + 1, 1.0 / rate, window=window)
+    taps.flags.writeable = False
+    if len(_designs) >= _DESIGNS_KEPT:
+        _designs.pop(next(iter(_designs)))
+    _designs[window, rate] = taps
+    return taps, half_len
+
+
+#: How many antialiasing designs :func:`antialiasing_taps` keeps.
+_DESIGNS_KEPT = 64
+_designs: dict[tuple[Any, int], np.ndarray] = {}
 
 
 @shared
