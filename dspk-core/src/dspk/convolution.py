@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from dspk import validation
-from dspk.dispatch import Call
+from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
 from dspk.operations import bucket
-from dspk.plugin import Problem, layout_of
 
 __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve"]
 
@@ -91,9 +90,8 @@ def _full_1d(call: Call, x, h, axis: int, method: str):
     if x.shape[other] == 1 and rows > 1:
         x = x.repeat(rows, axis=other)
     taps = h if axis == 1 else h.T
-    problem = Problem.make("convolve", x.dtype, x.shape[other], x.shape[axis],
-                           layout_of(x, axis), taps=bucket(taps.shape[1]),
-                           per_channel=rows > 1, method=method)
+    problem = Signal2D.of(x, axis).problem("convolve", taps=bucket(taps.shape[1]),
+                                           per_channel=rows > 1, method=method)
     return call.run(problem, call.native(x), call.native(taps), axis)
 
 
