@@ -21,9 +21,15 @@ BA = signal.butter(3, 0.2)
 
 
 @pytest.fixture
-def wgpu():
-    """The registered wgpu backend, and a way to lower its binding limit for one test."""
+def wgpu(monkeypatch):
+    """The registered wgpu backend, and a way to lower its binding limit for one test.
+
+    Tuning is off: a piece and the whole run the same variant, so the pieces
+    are compared with the one-shot result exactly, not through the rounding
+    differences between variants that a tuner's timing may pick apart.
+    """
     pytest.importorskip("wgpu", reason="wgpu-py is not installed")
+    monkeypatch.setenv("DSPK_TUNING", "off")
     backend = open_backend("wgpu")
     original = backend.gpu.max_binding
     yield backend
