@@ -128,6 +128,23 @@ def test_common_reference_whole_median_of_nan_is_nan():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("operator", ["median", "average"])
+def test_common_reference_variants_agree_bitwise(dtype, operator):
+    """Tuning never changes a common reference: each variant takes the median or mean
+    and subtracts it in float64, rounding once (a float32 mean rounded before the
+    subtraction differed from the numba kernel's by an ulp)."""
+    x = np.random.default_rng(9).standard_normal((300, 7)).astype(dtype) * 3 + 1
+    groups = [[0, 2, 4, 6], [1, 3, 5]]  # an even and an odd count of channels
+    results = []
+    for name in ("numba-bitwise-select", "numpy-blocks", "numpy-whole"):
+        with forced_variant("common_reference", name):
+            results.append(dspk.common_reference(x, operator=operator, groups=groups,
+                                                 axis=0, runtime="cpu"))
+    for y in results[1:]:
+        np.testing.assert_array_equal(y, results[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_resample_poly_kept_designs_match_scipy(dtype):
     """resample_poly keeps its antialiasing designs: repeated calls, and calls with another
     window or rate, still give scipy's results."""

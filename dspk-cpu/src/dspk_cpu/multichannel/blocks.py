@@ -1,5 +1,6 @@
 """The multichannel kernels on numpy and BLAS, by blocks of samples: the common reference
-(numpy's median or mean across channels) and the kernels of whitening (channel means, the
+(the median or mean across channels, taken and subtracted in float64 and rounded once, as
+the numba kernel does, so every variant gives the same result) and the kernels of whitening (channel means, the
 channel covariance, the median of squares for the default regularisation, and the
 product with a channels-by-channels matrix).
 
@@ -20,8 +21,6 @@ from dspk_cpu.threads import on_threads
 #: Elements of one block of samples (all channels): big enough for BLAS and
 #: the FFT to run at full speed, small enough for temporaries to stay in cache.
 BLOCK_ELEMENTS = 1 << 18
-
-_REDUCERS = {"median": np.median, "average": np.mean}
 
 
 def sample_blocks(samples: int, channels: int) -> list[slice]:
@@ -49,7 +48,6 @@ def common_reference(x, axis, groups, operator):
            [ 0. ,  0. ],
            [ 1.5, -1. ]])
     """
-    reduce = _REDUCERS[operator]
     x2 = channel_major(x, axis)
     channels, samples = x2.shape
     y = np.empty_like(x) if sum(len(g) for g in groups) == channels else np.zeros_like(x)
@@ -59,14 +57,14 @@ def common_reference(x, axis, groups, operator):
         block = x2[:, part]
         for members in groups:
             values = block[members]
-            y2[members, part] = values - reduce(values, axis=0, keepdims=True)
+            y2[members, part] = values - _reference(values, operator)
 
     on_threads(work, sample_blocks(samples, channels))
     return y
 
 
 def _median_across(values):
-    """The median of ``values`` across its rows (axis 0), kept as one row: as
+    """The median of ``values`` across its rows (axis 0), kept as one row in float64: as
     :func:`numpy.median` (a NaN makes its column's median NaN), by one partition.
 
     Examples
@@ -78,8 +76,9 @@ def _median_across(values):
     half = n // 2
     part = np.partition(values, (half - 1, half, n - 1) if n % 2 == 0 else (half, n - 1),
                         axis=0)
-    middle = part[half:half + 1] if n % 2 else (part[half - 1:half] + part[half:half + 1]) * 0.5
-    last = part[-1:]
+    upper = part[half:half + 1].astype(np.float64)
+    middle = upper if n % 2 else (part[half - 1:half] + upper) * 0.5
+    last = part[-1:].astype(np.float64)
     nan = np.isnan(last)
     return np.where(nan, last, middle) if nan.any() else middle
 
@@ -99,7 +98,8 @@ def common_reference_whole(x, axis, groups, operator):
     """
     x2 = channel_major(x, axis)
     if len(groups) == 1 and len(groups[0]) == x2.shape[0]:  # every channel: no gathers
-        return x - _reference(x2, operator) if axis == 1 else x - _reference(x2, operator).T
+        reference = _reference(x2, operator)
+        return (x - (reference if axis == 1 else reference.T)).astype(x.dtype, copy=False)
     y = np.zeros_like(x)
     y2 = channel_major(y, axis)
     for members in groups:
@@ -109,10 +109,10 @@ def common_reference_whole(x, axis, groups, operator):
 
 
 def _reference(values, operator):
-    """One row: the median or mean of ``values`` across its rows, in their dtype."""
+    """One row: the median or mean of ``values`` across its rows, in float64."""
     if operator == "median":
         return _median_across(values)
-    return values.mean(axis=0, keepdims=True, dtype=np.float64).astype(values.dtype)
+    return values.mean(axis=0, keepdims=True, dtype=np.float64)
 
 
 def channel_mean_whole(x, axis):
