@@ -37,15 +37,17 @@ import os
 import statistics
 import time
 import warnings
+from collections.abc import Mapping
+from functools import partial
 from importlib.metadata import version
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from dspk.operations import OPERATIONS, variants_of
-from dspk.plugin import (LAYOUTS, ArrayTooLarge, Backend, KernelNotReady, Problem, Variant,
-                         deferring)
+from dspk.plugin import LAYOUTS, ArrayTooLarge, Backend, KernelNotReady, Problem, Variant, deferring
 from dspk.tuning.store import TuningStore
 
 MODES = ("on", "readonly", "off")
@@ -63,8 +65,9 @@ _AUTOTUNE_BUDGET = 30.0
 _chosen: dict[tuple, Variant] = {}
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
     os.register_at_fork(after_in_child=_chosen.clear)  # a child may have fewer variants
-_forced: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("dspk_forced",
-                                                                         default={})
+#: The variants forced by :func:`forced_variant`, by operation (never mutated: replaced).
+_forced: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "dspk_forced", default=MappingProxyType({}))
 _stores: dict[str, TuningStore] = {}
 
 
@@ -136,8 +139,9 @@ def choose(backend: Backend, problem: Problem, args: tuple | None = None) -> Var
 
 
 def _memo_key(backend: Backend, problem: Problem) -> tuple:
-    """What a remembered choice depends on: the variables :func:`~dspk.tuning.store.cache_root` reads
-    (the variables themselves: cheaper than the path), the runtime, the problem."""
+    """What a remembered choice depends on: the variables that
+    :func:`~dspk.tuning.store.cache_root` reads (the variables themselves: cheaper than
+    the path), the runtime, the problem."""
     return (os.environ.get("DSPK_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
             os.environ.get("HOME"), backend.name, problem)
 
@@ -337,7 +341,7 @@ def _measure(backend, problem, variants, args, budget, repeats=REPEATS) -> dict[
             continue
         try:
             backend.prepare(variant, problem)
-            runs[variant.name] = backend.time(lambda: operation.call(variant, args), repeat=1)
+            runs[variant.name] = backend.time(partial(operation.call, variant, args), repeat=1)
         except ArrayTooLarge:
             raise  # the call runs in pieces (dspk.pieces), each tuned at its own size
         except KernelNotReady:  # another specialisation than prepare's: time it later
