@@ -48,6 +48,10 @@ CALLS = {
     "common_reference": lambda: dspk.common_reference(X),
     "whiten": lambda: dspk.whiten(X, apply_mean=True),
     "phase_shift": lambda: dspk.phase_shift(X, np.array([0.0, 0.25, 0.5])),
+    "common_reference(reference='single')": lambda: dspk.common_reference(
+        X, "single", ref_channels=[0, 2]),
+    "common_reference(reference='local')": lambda: dspk.common_reference(
+        X, "local", positions=[[0, 0], [0, 20], [0, 40]]),
 }
 
 

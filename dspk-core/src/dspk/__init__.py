@@ -18,6 +18,7 @@ from dspk import runtime
 from dspk.arrays import asarray, to_numpy
 from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
 from dspk.designs import *  # noqa: F403
+from dspk.geometry import read_probe
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
 from dspk.recordings import *  # noqa: F403
@@ -40,4 +41,5 @@ __all__ = [
     "convolve", "correlate", "fftconvolve", "oaconvolve",
     *_designs.__all__, *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
     *_streaming.__all__, *_recordings.__all__,
+    "read_probe",
 ]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from dspk import validation
+from dspk import geometry, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
@@ -31,7 +31,8 @@ from dspk.operations import bucket
 
 __all__ = ["common_reference", "whiten", "phase_shift"]
 
-_REFERENCES = ("global",)
+_REFERENCES = ("global", "single", "local")
+_MODES = ("global", "local")
 _OPERATORS = ("median", "average")
 
 #: SpikeInterface's default margin, 40 ms, at the 30 kHz of Neuropixels probes.
@@ -88,6 +89,7 @@ def channel_groups(groups: Any, channels: int) -> tuple[np.ndarray, ...]:
 
 @shared
 def common_reference(x, reference="global", operator="median", groups=None, axis=-1, *,
+                     ref_channels=None, radius=(30.0, 55.0), min_neighbours=5, positions=None,
                      runtime=None):
     """Subtract, sample by sample, the median or the average across channels.
 
@@ -97,8 +99,14 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     Parameters
     ----------
     {recording}
-    reference : {"global"}, optional
-        The reference: the median or average of all channels of a group.
+    reference : {"global", "single", "local"}, optional
+        The reference. ``"global"`` (the default): the median or average of
+        all channels of a group. ``"single"``: the channel ``ref_channels``
+        (every channel minus it; the reference channel itself becomes zeros),
+        or the median or average of the channels ``ref_channels``.
+        ``"local"``: each channel minus the median or average of the channels
+        in an annulus around it (``radius``, ``min_neighbours``,
+        ``positions``).
     operator : {"median", "average"}, optional
         ``"median"`` (CMR) or ``"average"`` (CAR).
     groups : sequence of sequences of int, optional
@@ -106,8 +114,25 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
         referenced separately: each group's median or average is subtracted
         from that group's channels only. None (the default) makes all
         channels one group. A channel may belong to one group only; empty
-        groups are left out.
+        groups are left out. ``"global"`` only.
     {recording_axis}
+    ref_channels : int or sequence of int, optional
+        ``"single"`` only, and required there: the reference channel, or
+        channels (indices, each at most once).
+    radius : (float, float), optional
+        ``"local"`` only: the annulus ``(inner, outer)``, ``0 <= inner <=
+        outer``, in the unit of ``positions``. The channels at a distance
+        ``d`` with ``inner < d <= outer`` are a channel's neighbours (the
+        channel itself never is). Default ``(30, 55)``, SpikeInterface's
+        ``local_radius`` in micrometres.
+    min_neighbours : int, optional
+        ``"local"`` only: a channel with fewer neighbours in its annulus
+        takes the ``min_neighbours`` nearest channels beyond ``inner``
+        instead; a channel with no channel beyond ``inner`` is left as it is.
+        Default 5, SpikeInterface's ``min_local_neighbors``.
+    positions : array_like, optional
+        ``"local"`` only, and required there: the channels' ``(x, y)``
+        positions, shape ``(C, 2)`` (see :mod:`dspk.geometry`).
     {runtime}
 
     Returns
@@ -122,9 +147,18 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     values, as :func:`numpy.median`; a NaN on one channel makes its group's
     reference NaN at that sample. Differences from SpikeInterface: the
     ``"single"`` and ``"local"`` references (which need channel ids or probe
-    geometry) are not implemented; groups name channel indices, not ids;
-    groups that name a channel twice, or no channel at all, raise
-    :class:`ValueError`; integer recordings give float64.
+    geometry) take channel indices and positions instead of ids and a probe;
+    groups name channel indices, not ids; groups that name a channel twice,
+    or no channel at all, raise :class:`ValueError`; integer recordings give
+    float64. ``"single"`` with several channels is SpikeInterface's
+    ``reference="global"`` with ``ref_channel_ids`` (its ``"single"`` takes
+    one channel, or one per group); ``"single"`` and ``"local"`` take no
+    ``groups``. ``"local"`` follows SpikeInterface's
+    ``CommonReferenceRecording`` (0.105): neighbours by
+    :func:`dspk.geometry.annulus`, where ties in distance go to the lower
+    channel index (SpikeInterface's order among equal distances is
+    :func:`numpy.argsort`'s), and a channel without neighbours is left
+    unreferenced (SpikeInterface warns).
 
     Examples
     --------
@@ -138,9 +172,27 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     array([[-1., -3.],
            [ 1.,  3.],
            [ 0.,  0.]])
+    >>> dspk.common_reference(x, "single", ref_channels=1)
+    array([[-2., -6.],
+           [ 0.,  0.],
+           [ 2., -3.]])
+    >>> positions = [[0, 0], [0, 20], [0, 40]]  # a line of contacts, 20 um apart
+    >>> dspk.common_reference(x, "local", radius=(0, 20), min_neighbours=1,
+    ...                       positions=positions)
+    array([[-2. , -6. ],
+           [ 0. ,  4.5],
+           [ 2. , -3. ]])
     """
     validation.choice(reference, _REFERENCES, "reference")
     validation.choice(operator, _OPERATORS, "operator")
+    if reference != "global":
+        if groups is not None:
+            raise ValueError(f"groups applies to reference='global' only; got groups with "
+                             f"reference={reference!r}")
+        return _neighbour_reference(x, reference, operator, axis, ref_channels, radius,
+                                    min_neighbours, positions, runtime)
+    if ref_channels is not None:
+        raise ValueError("ref_channels applies to reference='single' only")
     call, x = Call.start(runtime, x, "x", "common_reference")
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
@@ -149,6 +201,57 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     members = channel_groups(groups, view.channels)
     problem = view.problem("common_reference", operator=operator)
     y = call.run(problem, call.native(view.array), view.axis, members, operator)
+    return call.give_back(y)
+
+
+def _reference_channels(ref_channels: Any, channels: int) -> np.ndarray:
+    """``ref_channels`` as a 1-D int64 array of distinct channel indices."""
+    if ref_channels is None:
+        raise ValueError("reference='single' needs ref_channels: the reference channel "
+                         "index, or a sequence of them")
+    values = np.atleast_1d(np.asarray(ref_channels))
+    if values.size and values.dtype.kind not in "iu":
+        raise TypeError(f"ref_channels must hold integer channel indices; got dtype "
+                        f"{values.dtype}")
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"ref_channels must be a channel index or a non-empty 1-D sequence "
+                         f"of them; got shape {values.shape}")
+    outside = values[(values < 0) | (values >= channels)]
+    if outside.size:
+        raise ValueError(f"ref_channels names channel {outside[0]}, out of range for "
+                         f"{channels} channels (indices 0 to {channels - 1})")
+    if len(np.unique(values)) != len(values):
+        raise ValueError("ref_channels names a channel more than once")
+    return values.astype(np.int64)
+
+
+def _annulus(radius: Any, min_neighbours: Any, positions: Any, channels: int) -> np.ndarray:
+    """The neighbour table of reference="local" (see :func:`dspk.geometry.annulus`)."""
+    try:
+        inner, outer = radius
+    except (TypeError, ValueError):
+        raise TypeError(f"radius must be a pair (inner, outer); got {radius!r}") from None
+    positions = geometry.check_positions(positions, channels)
+    return geometry.annulus(positions, inner, outer, min_neighbours)
+
+
+def _neighbour_reference(x, reference, operator, axis, ref_channels, radius, min_neighbours,
+                         positions, runtime):
+    """:func:`common_reference` with ``reference`` "single" or "local": each channel minus
+    the median or mean of its row of a neighbour table."""
+    call, x = Call.start(runtime, x, "x", f"common_reference(reference={reference!r})")
+    axis = _channels_by_samples(x, axis)
+    dtype = validation.compute_dtype(x)
+    validation.output_fits("common_reference", x, dtype)
+    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    if reference == "single":
+        refs = _reference_channels(ref_channels, view.channels)
+        table = np.ascontiguousarray(np.broadcast_to(refs, (view.channels, len(refs))))
+    else:
+        table = _annulus(radius, min_neighbours, positions, view.channels)
+    problem = view.problem("neighbour_reference", operator=operator,
+                           neighbours=bucket(table.shape[1]))
+    y = call.run(problem, call.native(view.array), view.axis, table, operator)
     return call.give_back(y)
 
 
@@ -180,16 +283,8 @@ def _default_eps(median_of_squares: float) -> float:
     return 1e-8
 
 
-def _whitening_matrix(call: Call, view: Signal2D, signal: Any, mean: Any,
-                      eps: float | None) -> np.ndarray:
-    """``U diag(1 / sqrt(S + eps)) U^T`` of the channel covariance of ``signal``, in float64."""
-    cov = to_numpy(call.run(view.problem("channel_covariance"), signal, view.axis, mean))
-    if not np.all(np.isfinite(cov)):
-        raise ValueError("x has non-finite values (NaN or infinity); the channel covariance "
-                         "cannot be estimated")
-    if eps is None:
-        squares = call.run(view.problem("median_of_squares"), signal, view.axis, mean)
-        eps = _default_eps(float(to_numpy(squares)))
+def _zca(cov: np.ndarray, eps: float) -> np.ndarray:
+    """``U diag(1 / sqrt(S + eps)) U^T`` of a covariance ``cov = U diag(S) U^T``."""
     values, vectors = np.linalg.eigh(cov)
     values = np.clip(values, 0.0, None)
     if eps == 0 and values[0] <= values[-1] * len(values) * np.finfo(np.float64).eps:
@@ -198,8 +293,61 @@ def _whitening_matrix(call: Call, view: Signal2D, signal: Any, mean: Any,
     return (vectors / np.sqrt(values + eps)) @ vectors.T
 
 
+def local_whitening(cov: np.ndarray, table: np.ndarray, eps: float) -> np.ndarray:
+    """Row ``c`` of ``W``: the centre's row of the ZCA matrix of ``c``'s neighbourhood.
+
+    ``table`` is a neighbour table (:mod:`dspk.geometry`) whose row ``c``
+    starts with ``c``; the other entries of ``W``'s row are zeros.
+
+    Examples
+    --------
+    >>> cov = np.array([[4.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 9.0]])
+    >>> local_whitening(cov, np.array([[0, 1], [1, 0], [2, 1]]), 0.0)
+    array([[0.5       , 0.        , 0.        ],
+           [0.        , 1.        , 0.        ],
+           [0.        , 0.        , 0.33333333]])
+    """
+    W = np.zeros_like(cov)
+    for c, row in enumerate(table):
+        members = row[row >= 0]
+        W[c, members] = _zca(cov[np.ix_(members, members)], eps)[0]
+    return W
+
+
+def _whitening_matrix(call: Call, view: Signal2D, signal: Any, mean: Any,
+                      eps: float | None, table: np.ndarray | None) -> np.ndarray:
+    """The ZCA matrix of the channel covariance of ``signal`` (``table`` None), or its
+    local form over the neighbour ``table``, in float64."""
+    cov = to_numpy(call.run(view.problem("channel_covariance"), signal, view.axis, mean))
+    if not np.all(np.isfinite(cov)):
+        raise ValueError("x has non-finite values (NaN or infinity); the channel covariance "
+                         "cannot be estimated")
+    if eps is None:
+        squares = call.run(view.problem("median_of_squares"), signal, view.axis, mean)
+        eps = _default_eps(float(to_numpy(squares)))
+    return _zca(cov, eps) if table is None else local_whitening(cov, table, eps)
+
+
+def _local_table(mode: Any, radius: Any, neighbours: Any, positions: Any,
+                 channels: int) -> np.ndarray | None:
+    """The neighbourhoods of whiten(mode="local"), or None for mode="global"."""
+    validation.choice(mode, _MODES, "mode")
+    if mode == "global":
+        if radius is not None or neighbours is not None or positions is not None:
+            raise ValueError("radius, neighbours and positions apply to mode='local' only")
+        return None
+    if (radius is None) == (neighbours is None):
+        raise ValueError("mode='local' needs one of radius= (SpikeInterface's radius_um) or "
+                         "neighbours= (Kilosort's whitening_range)")
+    positions = geometry.check_positions(positions, channels)
+    if radius is not None:
+        return geometry.within_radius(positions, radius)
+    return geometry.nearest(positions, neighbours)
+
+
 @shared
-def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
+def whiten(x, W=None, *, mode="global", radius=None, neighbours=None, positions=None,
+           eps=None, apply_mean=False, axis=-1, runtime=None):
     """ZCA-whiten a recording: decorrelate its channels and give them unit variance.
 
     As SpikeInterface's ``whiten`` with ``mode="global"``, estimated from the
@@ -214,6 +362,23 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     W : array_like, optional
         A whitening matrix ``(C, C)`` to apply instead of estimating one
         (such as the ``W`` of an earlier call on other data).
+    mode : {"global", "local"}, optional
+        ``"global"`` (the default): ``W`` as above. ``"local"``: row ``c`` of
+        ``W`` is the row of channel ``c`` in the ZCA matrix of the covariance
+        of ``c``'s neighbourhood (``radius`` or ``neighbours``), zeros
+        elsewhere: each channel is whitened against its neighbours only.
+    radius : float, optional
+        ``mode="local"``: the neighbourhood is the channels at most
+        ``radius`` away (the channel included), as SpikeInterface's
+        ``whiten(mode="local", radius_um=radius)``.
+    neighbours : int, optional
+        ``mode="local"``: the neighbourhood is the ``neighbours`` nearest
+        channels (the channel included), as Kilosort 4's local whitening
+        (its ``whitening_range``, 32 by default). Give one of ``radius`` and
+        ``neighbours``.
+    positions : array_like, optional
+        ``mode="local"``, and required there: the channels' ``(x, y)``
+        positions, shape ``(C, 2)`` (see :mod:`dspk.geometry`).
     eps : float, optional
         Regularisation added to the covariance's eigenvalues, ``>= 0``. None
         (the default) takes SpikeInterface's: ``1e-8``, except when the median
@@ -247,6 +412,13 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     subtracted are those of ``x``; float32 stays float32 (SpikeInterface
     estimates in float32 and returns the recording's dtype).
 
+    ``mode="local"`` is SpikeInterface's ``compute_whitening_matrix``
+    recipe, which Kilosort 4's ``whitening_local`` shares (the ZCA matrix of
+    the neighbourhood's covariance, the centre channel's row kept), with this
+    function's ``eps`` for every neighbourhood (Kilosort adds ``1e-6``);
+    its ``W`` is SpikeInterface's transposed (SpikeInterface applies
+    ``traces @ W``; local matrices are not symmetric) and Kilosort's as it is.
+
     Examples
     --------
     >>> import numpy as np, dspk
@@ -255,6 +427,10 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     >>> y, W = dspk.whiten(x)
     >>> bool(np.allclose(y @ y.T / y.shape[1], np.eye(4), atol=1e-6)), W.shape
     (True, (4, 4))
+    >>> positions = [[0, 0], [0, 20], [0, 40], [0, 60]]
+    >>> y, W = dspk.whiten(x, mode="local", neighbours=2, positions=positions)
+    >>> (W != 0).sum(axis=1)  # each channel and its nearest neighbour
+    array([2, 2, 2, 2])
     """
     call, x = Call.start(runtime, x, "x", "whiten")
     axis = _channels_by_samples(x, axis)
@@ -265,9 +441,13 @@ def whiten(x, W=None, *, eps=None, apply_mean=False, axis=-1, runtime=None):
     validation.output_fits("whiten", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     given = None if W is None else _given_matrix(call, W, view.channels)
+    table = _local_table(mode, radius, neighbours, positions, view.channels)
+    if given is not None and table is not None:
+        raise ValueError("W is given: pass mode='local' only to estimate W")
     signal = call.native(view.array)
     mean = call.run(view.problem("channel_mean"), signal, view.axis) if apply_mean else None
-    matrix = _whitening_matrix(call, view, signal, mean, eps) if given is None else given
+    matrix = (_whitening_matrix(call, view, signal, mean, eps, table) if given is None
+              else given)
     matrix = call.native(matrix.astype(dtype))
     y = call.run(view.problem("apply_channel_matrix"), matrix, signal, view.axis, mean)
     return call.give_back(y), call.give_back(matrix)

@@ -3,10 +3,12 @@
 The common median reference runs ``kernels/reference.cu``: one thread per
 sample selects the median of its group's values (Wirth's selection in the
 thread's own array), so no channel-sorted copy is made; groups larger than
-the largest compiled capacity, and the mean, use CuPy reductions. Channel
-means and the median of squares are CuPy reductions; the covariance and
-the channel-matrix product are cuBLAS matrix products (float64 blocks of
-samples for the covariance). The phase shift is one batched real FFT of the
+the largest compiled capacity, and the mean, use CuPy reductions. The
+neighbour reference runs one thread per sample and channel over the channel's
+own neighbours (medians of more neighbours than the largest capacity by
+CuPy). Channel means and the median of squares are CuPy reductions; the
+covariance and the channel-matrix product are cuBLAS matrix products
+(float64 blocks of samples for the covariance). The phase shift is one batched real FFT of the
 zero-padded channels, a phase ramp per channel built in float64, and the
 inverse.
 """
@@ -17,8 +19,8 @@ import math
 import sys
 
 import cupy as cp
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import THREADS, blocks_for, i32, i64
 
@@ -52,6 +54,29 @@ def common_reference(x, axis, groups, operator):
         values = xc[rows]
         reference = cp.median(values, axis=0) if operator == "median" else values.mean(axis=0)
         yc[rows] = values - reference
+    return y
+
+
+def neighbour_reference(x, axis, neighbours, operator):
+    """Each channel less its neighbours' per-sample median or mean (one thread per sample
+    and channel); medians of more neighbours than the largest capacity by CuPy."""
+    width = neighbours.shape[1]
+    capacity = _median_capacity(width) or sources.MEDIAN_CAPACITIES[0]
+    y = layout.output_like(cp, x, axis, x.shape[axis])
+    xc, yc = layout.channel_major(x, axis), layout.channel_major(y, axis)
+    x_cs, x_ts = layout.element_strides(xc)
+    y_cs, y_ts = layout.element_strides(yc)
+    channels, samples = xc.shape
+    table = cp.asarray(neighbours, dtype=cp.int64)
+    run = sources.kernel("reference", x.dtype, f"neighbour_reference<{{t}}, {capacity}>")
+    run((blocks_for(samples), channels), (THREADS,),
+        (xc, i64(x_cs), i64(x_ts), yc, i64(y_cs), i64(y_ts), table, i32(width), i32(channels),
+         i32(operator == "median"), i64(samples)))
+    if operator == "median" and _median_capacity(width) is None:
+        for c, row in enumerate(neighbours):
+            members = row[row >= 0]
+            if len(members) > capacity:
+                yc[c] = xc[c] - cp.median(xc[cp.asarray(members)], axis=0)
     return y
 
 
@@ -111,6 +136,7 @@ def phase_shift(x, axis, shifts, margin):
 SOURCE = source_hash(sys.modules[__name__], sources.text("reference"))
 VARIANTS = {
     "common_reference": [Variant("cuda-select", common_reference, SOURCE)],
+    "neighbour_reference": [Variant("cuda-select", neighbour_reference, SOURCE)],
     "channel_mean": [Variant("cupy-reduce", channel_mean, SOURCE)],
     "channel_covariance": [Variant("cublas-float64-blocks", channel_covariance, SOURCE)],
     "median_of_squares": [Variant("cupy-median", median_of_squares, SOURCE)],

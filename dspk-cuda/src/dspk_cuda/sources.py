@@ -45,7 +45,8 @@ def _upfirdn(c_type: str) -> list[str]:
 
 
 def _reference(c_type: str) -> list[str]:
-    return [f"median_reference<{c_type}, {capacity}>" for capacity in MEDIAN_CAPACITIES]
+    return ([f"median_reference<{c_type}, {capacity}>" for capacity in MEDIAN_CAPACITIES]
+            + [f"neighbour_reference<{c_type}, {capacity}>" for capacity in MEDIAN_CAPACITIES])
 
 
 #: Every kernel source and the template instances it is compiled with, per C type.

@@ -34,8 +34,8 @@ import math
 import sys
 
 import numpy as np
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_wgpu import detrend, layout
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, real_dtype, shader_source
@@ -137,6 +137,42 @@ def common_reference_select(x, axis, groups, operator, launch):
                  (samples, group_count, _OPERATORS[operator], zero_group, first, x_offset, x_sc,
                   x_st, y_sc, y_st),
                  (table_buffer, x.buffer, y.buffer), (size, group_count, 1), launch.constants)
+        for first, size in layout.batches(math.ceil(samples / launch.workgroup))]
+    x.gpu.run(dispatches)
+    return y
+
+
+def _neighbour_table(neighbours) -> np.ndarray:
+    """A neighbour table (rows padded with -1) as one int32 table: starts, then members.
+
+    Examples
+    --------
+    >>> _neighbour_table(np.array([[2, 0], [-1, -1], [1, -1]])).tolist()
+    [4, 6, 6, 7, 2, 0, 1]
+    """
+    rows = [row[row >= 0] for row in np.asarray(neighbours, np.int64)]
+    starts = len(rows) + 1 + np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    return np.concatenate([starts, *rows]).astype(np.int32)
+
+
+def neighbour_reference_select(x, axis, neighbours, operator, launch):
+    """neighbour_reference kernel: the common reference's shader, one group per channel
+    (its neighbours) writing that channel only, ``launch.workgroup`` samples per workgroup."""
+    real = layout.precision_of(x)
+    samples, channels = x.shape[axis], x.shape[1 - axis]
+    largest = max_median_group(real)
+    if operator == "median" and neighbours.shape[1] > largest:
+        raise ValueError(f"the wgpu median reference takes at most {largest} neighbours "
+                         f"in {x.dtype}")
+    y = layout.output_like(x, axis, samples)
+    x_offset, x_sc, x_st = layout.addressing(x, axis)
+    _, y_sc, y_st = layout.addressing(y, axis)
+    table_buffer = x.gpu.upload(_neighbour_table(neighbours))
+    dispatches = [
+        Dispatch("channels_reference", real,
+                 (samples, channels, _OPERATORS[operator], -1, first, x_offset, x_sc,
+                  x_st, y_sc, y_st, 1),
+                 (table_buffer, x.buffer, y.buffer), (size, channels, 1), launch.constants)
         for first, size in layout.batches(math.ceil(samples / launch.workgroup))]
     x.gpu.run(dispatches)
     return y
@@ -287,6 +323,12 @@ def _median_fits(problem) -> bool:
     return problem.param("operator") != "median" or problem.channels <= max_median_group(real)
 
 
+def _neighbours_fit(problem) -> bool:
+    real = "f64" if np.dtype(problem.dtype) in (np.float64, np.complex128) else "f32"
+    return (problem.param("operator") != "median"
+            or problem.param("neighbours") <= max_median_group(real))
+
+
 SOURCE = source_hash(sys.modules[__name__], detrend, shader_source("channels_reference"),
                      shader_source("channels_covariance"), shader_source("channels_covariance_sum"),
                      shader_source("channels_square_bins"),
@@ -295,6 +337,8 @@ SOURCE = source_hash(sys.modules[__name__], detrend, shader_source("channels_ref
 VARIANTS = {
     "common_reference": tuned_variants("wgsl-radix-select", common_reference_select, SOURCE,
                                        REFERENCE, _median_fits),
+    "neighbour_reference": tuned_variants("wgsl-radix-select", neighbour_reference_select,
+                                          SOURCE, REFERENCE, _neighbours_fit),
     "channel_mean": [Variant("wgsl-chunk-sums", channel_mean_sums, SOURCE)],
     "channel_covariance": [Variant("wgsl-tiles-kahan", channel_covariance_tiles, SOURCE)],
     "median_of_squares": [Variant("wgsl-radix-select", median_of_squares_radix, SOURCE)],

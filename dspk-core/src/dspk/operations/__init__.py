@@ -56,6 +56,8 @@ KERNELS_OF: dict[str, tuple[str, ...]] = {
     "whiten": ("channel_mean", "channel_covariance", "median_of_squares",
                "apply_channel_matrix"),
     "phase_shift": ("phase_shift",),
+    "common_reference(reference='single')": ("neighbour_reference",),
+    "common_reference(reference='local')": ("neighbour_reference",),
 }
 
 _variants: dict[tuple[int, str], tuple[Backend, tuple[Variant, ...]]] = {}

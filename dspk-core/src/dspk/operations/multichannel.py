@@ -11,6 +11,29 @@ def _common_reference_args(problem: Problem, rng):
     return random_signal(problem, rng), time_axis(problem), groups, problem.param("operator")
 
 
+def neighbour_table(channels: int, width: int, rng) -> np.ndarray:
+    """A random ``(channels, width)`` neighbour table: distinct channels per row, the
+    rows of uneven length (padded with -1), one row empty when there are several.
+
+    Examples
+    --------
+    >>> neighbour_table(3, 2, np.random.default_rng(0)).shape
+    (3, 2)
+    """
+    table = np.full((channels, width), -1, np.int64)
+    for c in range(channels):
+        count = min(channels, width, 1 + (c * 7) % width)
+        table[c, :count] = rng.choice(channels, count, replace=False)
+    if channels > 1:
+        table[channels // 2] = -1
+    return table
+
+
+def _neighbour_reference_args(problem: Problem, rng):
+    table = neighbour_table(problem.channels, problem.param("neighbours"), rng)
+    return random_signal(problem, rng), time_axis(problem), table, problem.param("operator")
+
+
 def _mean(problem: Problem, rng) -> np.ndarray:
     return rng.standard_normal(problem.channels)
 
@@ -52,6 +75,15 @@ OPERATIONS = (
               description=("Each group's channels minus the group's per-sample median or mean "
                            '(``operator``); ``groups`` is a tuple of disjoint int64 host arrays '
                            'of channel indices; channels in no group are 0.')),
+    Operation("neighbour_reference",
+              ({"operator": "median", "neighbours": 8}, {"operator": "average", "neighbours": 8}),
+              _neighbour_reference_args, _EACH_SAMPLE,
+              signature="x, axis, neighbours, operator -> y",
+              description=("Each channel ``c`` minus the per-sample median or mean "
+                           "(``operator``) of the channels ``neighbours[c]`` (a channel may "
+                           "be its own neighbour); ``neighbours`` is an int64 host ``(C, K)`` "
+                           "table, each row distinct channel indices padded with -1 at the "
+                           "end; a row of -1 only leaves its channel as it is.")),
     Operation("channel_mean", ({},), _channel_mean_args, _STATISTIC,
               signature="x, axis -> mean",
               description='Float64, shape ``(C,)``.'),

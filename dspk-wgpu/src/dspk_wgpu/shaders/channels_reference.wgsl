@@ -13,11 +13,15 @@
 // is the lower one again when that key repeats, else the smallest key above it
 // (one more pass). A NaN anywhere in the group makes that sample's reference
 // NaN, as numpy.median.
+//
+// With `local` 1 (the neighbour reference), group c holds the neighbours of
+// channel c and only channel c is written: it less its group's reference, or
+// as it is when the group is empty.
 
 struct Params {
     n: i32, groups: i32, use_median: i32, zero_group: i32,
     block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    y_sc: i32, y_st: i32, _p10: i32, _p11: i32,
+    y_sc: i32, y_st: i32, local: i32, _p11: i32,
     _p12: i32, _p13: i32, _p14: i32, _p15: i32,
 }
 
@@ -94,6 +98,18 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let first = table[group];
     let stop = table[group + 1];
+    if (p.local != 0) {
+        var local_reference: real = 0.0;
+        if (stop > first) {
+            if (p.use_median != 0) {
+                local_reference = median(first, stop, t);
+            } else {
+                local_reference = mean(first, stop, t);
+            }
+        }
+        y[group * p.y_sc + t * p.y_st] = value(group, t) - local_reference;
+        return;
+    }
     var reference: real = 0.0;
     if (group != p.zero_group) {
         if (p.use_median != 0) {

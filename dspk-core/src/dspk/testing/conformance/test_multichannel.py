@@ -394,7 +394,7 @@ X = np.random.default_rng(0).standard_normal((4, 200))
      r"groups\[0\] must be a 1-D sequence"),
     (lambda: dspk.common_reference(X, groups=[[], []]), ValueError, "groups names no channel"),
     (lambda: dspk.common_reference(X, reference="single"), ValueError,
-     "reference='single' is not one of 'global'"),
+     "reference='single' needs ref_channels"),
     (lambda: dspk.common_reference(X, operator="mean"), ValueError, "operator='mean'"),
     (lambda: dspk.common_reference(X[0]), ValueError, r"x must be 2-D.*x\[np.newaxis\]"),
     (lambda: dspk.common_reference(X[None]), ValueError, "x must be 2-D"),
