@@ -18,6 +18,8 @@ from dspk.testing import TOLERANCE, open_backend, rel_l2
 
 SOS = signal.butter(3, [0.05, 0.3], "bandpass", output="sos")
 BA = signal.butter(3, 0.2)
+#: Seven contacts in two columns, 20 um apart (the local reference and whitening).
+POSITIONS = [[0, 0], [32, 0], [0, 20], [32, 20], [0, 40], [32, 40], [0, 60]]
 
 
 @pytest.fixture
@@ -69,6 +71,11 @@ CASES = {
     "common_reference": lambda x, axis: dspk.common_reference(
         x, axis=axis, operator="median", runtime="wgpu"),
     "whiten": lambda x, axis: dspk.whiten(x, axis=axis, runtime="wgpu")[0],
+    "common_reference-local": lambda x, axis: dspk.common_reference(
+        x, "local", radius=(0, 45), min_neighbours=2, positions=POSITIONS, axis=axis,
+        runtime="wgpu"),
+    "whiten-local": lambda x, axis: dspk.whiten(
+        x, mode="local", neighbours=3, positions=POSITIONS, axis=axis, runtime="wgpu")[0],
 }
 
 
