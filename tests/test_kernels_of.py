@@ -52,6 +52,8 @@ CALLS = {
         X, "single", ref_channels=[0, 2]),
     "common_reference(reference='local')": lambda: dspk.common_reference(
         X, "local", positions=[[0, 0], [0, 20], [0, 40]]),
+    "interpolate_bad_channels": lambda: dspk.interpolate_bad_channels(
+        X, [1], [[0, 0], [0, 20], [0, 40]]),
 }
 
 

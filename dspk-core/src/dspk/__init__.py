@@ -16,8 +16,10 @@ from importlib.metadata import version as _version
 
 from dspk import runtime
 from dspk.arrays import asarray, to_numpy
+from dspk.bad_channels import *  # noqa: F403
 from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
 from dspk.designs import *  # noqa: F403
+from dspk.destripe import *  # noqa: F403
 from dspk.geometry import read_probe
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
@@ -26,7 +28,9 @@ from dspk.resampling import *  # noqa: F403
 from dspk.spectral import *  # noqa: F403
 from dspk.streaming import *  # noqa: F403
 
+from dspk import bad_channels as _bad_channels
 from dspk import designs as _designs
+from dspk import destripe as _destripe
 from dspk import multichannel as _multichannel
 from dspk import recordings as _recordings
 from dspk import resampling as _resampling
@@ -40,6 +44,7 @@ __all__ = [
     "sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "lfilter_zi", "sosfilt_zi",
     "convolve", "correlate", "fftconvolve", "oaconvolve",
     *_designs.__all__, *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
-    *_streaming.__all__, *_recordings.__all__,
+    *_streaming.__all__, *_recordings.__all__, *_bad_channels.__all__,
+    *_destripe.__all__,
     "read_probe",
 ]

@@ -58,6 +58,7 @@ KERNELS_OF: dict[str, tuple[str, ...]] = {
     "phase_shift": ("phase_shift",),
     "common_reference(reference='single')": ("neighbour_reference",),
     "common_reference(reference='local')": ("neighbour_reference",),
+    "interpolate_bad_channels": ("apply_channel_matrix",),
 }
 
 _variants: dict[tuple[int, str], tuple[Backend, tuple[Variant, ...]]] = {}
