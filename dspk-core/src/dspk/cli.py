@@ -42,7 +42,8 @@ def _shape(text: str) -> tuple[int, int]:
     try:
         channels, samples = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not CHANNELSxSAMPLES, such as 384x32768")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not CHANNELSxSAMPLES, such as 384x32768") from None
     if channels < 1 or samples < 1:
         raise argparse.ArgumentTypeError(f"{text!r} needs positive sizes")
     return channels, samples
@@ -267,7 +268,8 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of ``dspk``."""
     top = argparse.ArgumentParser(prog="dspk", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
-    info = commands.add_parser("info", help="installed runtimes, their devices or why they have none")
+    info = commands.add_parser("info",
+                               help="installed runtimes, their devices or why they have none")
     info.set_defaults(handler=_info)
     tune = commands.add_parser("autotune", help="tune and compile kernels ahead of time")
     tune.add_argument("--runtime", default=None, help="one runtime (default: every usable one)")

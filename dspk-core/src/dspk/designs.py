@@ -87,7 +87,8 @@ def _design(band: float | list[float], btype: str, fs: float, order: Any, ftype:
     validation.choice(ftype, FTYPES, "ftype")
     rp = _ripple(rp, "rp", ftype, _RIPPLE_FAMILIES, RIPPLE_DB)
     rs = _ripple(rs, "rs", ftype, _ATTENUATION_FAMILIES, ATTENUATION_DB)
-    return _scipy.iirfilter(validation.integer(order, "order", minimum=1), band, rp=rp, rs=rs, btype=btype,
+    return _scipy.iirfilter(validation.integer(order, "order", minimum=1), band, rp=rp, rs=rs,
+                            btype=btype,
                             ftype="bessel_mag" if ftype == "bessel" else ftype,
                             output="sos", fs=fs)
 

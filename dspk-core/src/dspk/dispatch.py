@@ -20,7 +20,6 @@ from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
 from dspk.tuning import tuner
 
-
 _SINGLES = (np.dtype(np.float32), np.dtype(np.complex64))
 _SINGLE, _DOUBLE = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -176,7 +175,8 @@ class Signal2D:
         Examples
         --------
         >>> Signal2D.of(np.zeros((2, 8), np.float32), 1).problem("sosfilt", sections=3)
-        Problem(op='sosfilt', dtype='float32', channels=2, samples=8, layout='channel-major', params=(('sections', 3),))
+        Problem(op='sosfilt', dtype='float32', channels=2, samples=8, layout='channel-major',
+        params=(('sections', 3),))
         """
         dtype = self.array.dtype
         name = _DTYPE_NAMES.get(dtype) or _DTYPE_NAMES.setdefault(dtype, str(dtype))

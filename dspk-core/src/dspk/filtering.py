@@ -248,8 +248,8 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     zi = _steady_state("sos", work, sos)
     view = Signal2D.of(x.astype(work, copy=False), axis)
     problem = view.problem("sosfiltfilt", sections=bucket(len(sos)))
-    y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis, padtype,
-                 padlen, call.native(zi))
+    y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis,
+                 padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
 
 
@@ -398,7 +398,8 @@ def _filtfilt_gust(b, a, x, axis, irlen, runtime):
 
 
 def _coefficient_dtype(*arrays: np.ndarray) -> np.dtype:
-    return np.dtype("float32") if all(v.dtype == np.float32 for v in arrays) else np.dtype("float64")
+    single = all(v.dtype == np.float32 for v in arrays)
+    return np.dtype("float32") if single else np.dtype("float64")
 
 
 @shared

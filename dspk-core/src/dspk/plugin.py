@@ -25,9 +25,9 @@ import hashlib
 import importlib.util
 import inspect
 import time
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-import typing
 from typing import Any
 
 import numpy as np
@@ -84,7 +84,8 @@ class OperationNotImplemented(NotImplementedError):
     Examples
     --------
     >>> str(OperationNotImplemented("toy", "welch", ("csd",), ["cpu"]))
-    "runtime 'toy' does not implement welch (it has no kernel for csd); runtimes that can run it here: cpu"
+    "runtime 'toy' does not implement welch (it has no kernel for csd); runtimes that can run it
+    here: cpu"
     """
 
     def __init__(self, runtime: str, function: str, missing: tuple[str, ...],
@@ -464,7 +465,7 @@ class Backend(abc.ABC):
         operation.call(variant, operation.device_args(self, small, np.random.default_rng(0)))
         self.wait()
 
-    def wait(self) -> None:
+    def wait(self) -> None:  # noqa: B027 (a no-op default that runtimes may override)
         """Block until the work submitted to the device is done; nothing by default.
 
         ``dspk bench`` calls it after each timed call of an operation, of a

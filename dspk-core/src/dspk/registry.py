@@ -219,7 +219,9 @@ def discover() -> Registry:
 
 def _distribution(entry) -> str:
     """The name of the distribution that declares an entry point."""
-    return entry.dist.name if getattr(entry, "dist", None) is not None else "an unknown distribution"
+    if getattr(entry, "dist", None) is None:
+        return "an unknown distribution"
+    return entry.dist.name
 
 
 _registry: Registry | None = None

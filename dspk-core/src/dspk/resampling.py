@@ -97,8 +97,8 @@ def _upfirdn(call: Call, view: Signal2D, h: np.ndarray, up: int, down: int, mode
                                    _extension_size(len(h), up, down), call.native)
     problem = view.problem("upfirdn", phase_taps=bucket(-(-len(h) // up)), up=bucket(up),
                            down=bucket(down))
-    return call.run(problem, call.native(h.astype(view.array.dtype)), call.native(view.array), view.axis,
-                    up, down, left, right, start, stop)
+    return call.run(problem, call.native(h.astype(view.array.dtype)), call.native(view.array),
+                    view.axis, up, down, left, right, start, stop)
 
 
 @shared
@@ -382,7 +382,8 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     weights = _spectral_weights(call, window, samples, num)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     problem = view.problem("resample", num=bucket(num))
-    y = call.run(problem, call.native(view.array), view.axis, num, call.native(weights.astype(dtype)))
+    y = call.run(problem, call.native(view.array), view.axis, num,
+                 call.native(weights.astype(dtype)))
     y = call.give_back(view.restore(y))
     if t is None:
         return y
@@ -394,7 +395,10 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
 
 
 def decimation_filter(ftype: Any, q: int, n: int | None) -> tuple[str, tuple]:
-    """scipy.signal.decimate's filter: ``("fir", (b,))``, ``("sos", (sos,))`` or ``("ba", (b, a))``."""
+    """scipy.signal.decimate's filter.
+
+    ``("fir", (b,))``, ``("sos", (sos,))`` or ``("ba", (b, a))``.
+    """
     if isinstance(ftype, _scipy.dlti):
         system = ftype._as_zpk()
         if system.poles.shape[0] == 0:

@@ -231,7 +231,8 @@ def stable(denominators: np.ndarray, name: str) -> None:
     --------
     >>> stable(np.array([[1.0, -2.5, 1.0]]), "a")
     Traceback (most recent call last):
-    ValueError: a is unstable: a pole has magnitude 2 (>= 1 + 1e-09); the output would grow without bound
+    ValueError: a is unstable: a pole has magnitude 2 (>= 1 + 1e-09); the output would grow without
+    bound
     """
     worst = np.abs(poles(denominators)).max(initial=0.0)
     if worst > 1 + 1e-9:

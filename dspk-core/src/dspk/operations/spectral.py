@@ -124,5 +124,6 @@ OPERATIONS = (
               Pieces("channels", {0: 0}, None, results=(0,)),
               signature="z, window, step, nfft, sides, divisor, trim -> x",
               description=('``z`` is (channels, bins, segments); inverse FFT, window, '
-                           'overlap-add, divide samples ``trim:trim + len(divisor)`` by ``divisor``.')),
+                           'overlap-add, divide samples ``trim:trim + len(divisor)`` '
+                           'by ``divisor``.')),
 )

@@ -89,7 +89,8 @@ def _averaged(name, call: Call, x, y, fs, window, nperseg, noverlap, nfft, detre
                                          return_onesided).sides_of(dtype)
     shape = list(_outer_shape(x, x_axis, y, y_axis))
     shape.insert(validation.check_axis(axis, len(shape) + 1), segments.bins)
-    validation.output_fits(name, x, real_dtype(dtype) if y is None else complex_dtype(dtype), tuple(shape))
+    out_dtype = real_dtype(dtype) if y is None else complex_dtype(dtype)
+    validation.output_fits(name, x, out_dtype, tuple(shape))
     count = segments.count(length)
     weights = segments.scale(fs, scaling) * segments.doubling()
     if average == "median":

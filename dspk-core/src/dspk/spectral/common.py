@@ -9,7 +9,6 @@ import numpy as np
 from dspk.dispatch import Call, Signal2D
 from dspk.plugin import Problem, UnsupportedDtype, layout_of
 
-
 #: The real and complex dtype of each precision, by a dtype of it: looked up, as
 #: ``np.finfo`` and ``np.result_type`` cost microseconds a call.
 _REAL = {np.dtype(t): np.dtype(r) for t, r in [

@@ -115,8 +115,9 @@ def all_segments(detrend: Callable, axis: int) -> Callable[[np.ndarray], np.ndar
     return apply
 
 
-def host_detrended(call: Call, signals: list, axes: list, length: int, segments: validation.Segments,
-                    detrend_each: Callable) -> tuple[list, validation.Segments]:
+def host_detrended(call: Call, signals: list, axes: list, length: int,
+                   segments: validation.Segments,
+                   detrend_each: Callable) -> tuple[list, validation.Segments]:
     """Signals with their segments detrended on the host by a callable, and their segments."""
     laid = [_presegmented(to_numpy(v), a, length, segments, detrend_each)
             for v, a in zip(signals, axes)]

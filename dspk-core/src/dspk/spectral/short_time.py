@@ -54,7 +54,8 @@ def _extension(length: int, segments: validation.Segments, boundary: str | None,
     return edge, (-(extended - nperseg) % segments.step) % nperseg if padded else 0
 
 
-def _segment_times(samples: int, segments: validation.Segments, extended: bool, fs: float) -> np.ndarray:
+def _segment_times(samples: int, segments: validation.Segments, extended: bool,
+                   fs: float) -> np.ndarray:
     """Each segment's centre in seconds, counted from the signal's start before extension."""
     half = segments.nperseg / 2
     times = np.arange(half, samples - half + 1, segments.step) / fs
@@ -108,7 +109,8 @@ def _segment_spectra(call: Call, x, fs, window, nperseg, noverlap, nfft, detrend
                        **segments.params())
     real = real_dtype(dtype)
     z = call.run(problem, call.native(view.array), view.axis,
-                 call.native(segments.window.astype(real)), segments.step, segments.nfft, segments.detrend, segments.sides, boundary, pad,
+                 call.native(segments.window.astype(real)), segments.step, segments.nfft,
+                 segments.detrend, segments.sides, boundary, pad,
                  call.native(weights.astype(real)), value)
     return (like_input(call, segments.frequencies(fs)), like_input(call, times),
             call.give_back(_restore_segments(view, z, index, x.ndim)))
@@ -366,8 +368,8 @@ def istft(Zxx, fs=1.0, window="hann_periodic", nperseg=None, noverlap=None, nfft
     sides = "onesided" if input_onesided else "twosided"
     problem = Problem.make("istft", real, stacked.shape[0], divisor.size, "channel-major",
                            segment=bucket(nfft), hop=bucket(step), sides=sides)
-    x = call.run(problem, call.native(stacked), call.native((window * gain).astype(real)), step, nfft,
-                 sides, call.native(divisor.astype(real)), trim)
+    x = call.run(problem, call.native(stacked), call.native((window * gain).astype(real)), step,
+                 nfft, sides, call.native(divisor.astype(real)), trim)
     order = list(range(len(outer_shape)))
     order.insert(t_axis - (f_axis < t_axis), len(outer_shape))
     x = x.reshape(*outer_shape, divisor.size).transpose(*order)

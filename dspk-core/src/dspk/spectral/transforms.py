@@ -217,7 +217,8 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
         raise ValueError(f"x must be real; got dtype {x.dtype}")
     dtype = validation.compute_dtype(x)
     n = x.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
-    validation.output_fits("hilbert", x, complex_dtype(dtype), validation.with_length(x.shape, axis, n))
+    validation.output_fits("hilbert", x, complex_dtype(dtype),
+                           validation.with_length(x.shape, axis, n))
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     y = call.run(problem_of("hilbert", view, dtype, n), call.native(view.array), view.axis, n)
     return call.give_back(view.restore(y))

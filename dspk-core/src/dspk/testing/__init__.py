@@ -124,7 +124,9 @@ def not_implemented_reason(name: str, op: str) -> str:
 
 
 def variant_params(op: str, **problem_params) -> list:
-    """``(runtime, variant)`` pytest parameters: every variant of ``op`` on every runtime under test.
+    """``(runtime, variant)`` pytest parameters.
+
+    Every variant of ``op`` on every runtime under test.
 
     With ``problem_params`` (such as ``method="fft"``), only the variants that
     support a problem with those parameters. A runtime that cannot open a

@@ -3,7 +3,8 @@
 Every variant of every kernel operation runs on the catalogue's example
 arguments (:attr:`dspk.operations.Operation.example_args`, on the device as
 the tuner times on them, with an initial state where the operation takes
-one); each array argument must come out as it went in. Then a first call at a size new to the tuning cache, which times every variant on
+one); each array argument must come out as it went in. Then a first call at a size new to the
+tuning cache, which times every variant on
 the caller's own arguments, must give what a later call gives on a fresh copy
 of them.
 """
