@@ -25,6 +25,7 @@ from concurrent.futures import Future, TimeoutError
 from typing import Any
 
 import numpy as np
+
 from dspk.plugin import KernelNotReady, may_defer
 
 WAIT = 0.5

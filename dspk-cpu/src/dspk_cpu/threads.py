@@ -71,7 +71,7 @@ def _mark_worker() -> None:
     _in_worker.active = True
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pool(workers: int) -> ThreadPoolExecutor:
     """One pool per thread count for the whole process: starting threads on every
     call costs more than a small problem's work."""

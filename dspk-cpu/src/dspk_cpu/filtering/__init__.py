@@ -7,7 +7,6 @@ small problems (:mod:`.scipy_kernels`), and FFT convolution by overlap-save
 """
 
 from dspk.plugin import Problem, Variant, package_source_hash
-
 from dspk_cpu.filtering import numba_kernels, overlap_save, scipy_kernels
 
 _NUMBA = package_source_hash(numba_kernels)

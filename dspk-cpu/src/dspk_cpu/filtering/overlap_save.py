@@ -17,10 +17,10 @@ scattering. The FFT length is a multiple of the taps (``factor``), a power of tw
 from __future__ import annotations
 
 import numpy as np
-from dspk.plugin import layout_of
 from numba import njit
 from scipy import fft
 
+from dspk.plugin import layout_of
 from dspk_cpu import memory
 from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import on_threads, threads

@@ -33,11 +33,12 @@ def sosfilt(sos, x, axis, zi):
 
     def work(part):
         if zi is None:
-            y[channels_index(axis, part)] = signal.sosfilt(sos, x[channels_index(axis, part)], axis=axis)
+            index = channels_index(axis, part)
+            y[index] = signal.sosfilt(sos, x[index], axis=axis)
             return
         state = zi[:, part, :] if axis == 1 else zi[:, part, :].transpose(0, 2, 1)
-        y[channels_index(axis, part)], out = signal.sosfilt(sos, x[channels_index(axis, part)], axis=axis,
-                                                  zi=state)
+        index = channels_index(axis, part)
+        y[index], out = signal.sosfilt(sos, x[index], axis=axis, zi=state)
         zf[:, part, :] = out if axis == 1 else out.transpose(0, 2, 1)
 
     on_channel_slices(work, x.shape[1 - axis])
@@ -51,11 +52,12 @@ def lfilter(b, a, x, axis, zi):
 
     def work(part):
         if zi is None:
-            y[channels_index(axis, part)] = signal.lfilter(b, a, x[channels_index(axis, part)], axis=axis)
+            index = channels_index(axis, part)
+            y[index] = signal.lfilter(b, a, x[index], axis=axis)
             return
         state = zi[part] if axis == 1 else zi[part].T
-        y[channels_index(axis, part)], out = signal.lfilter(b, a, x[channels_index(axis, part)], axis=axis,
-                                                  zi=state)
+        index = channels_index(axis, part)
+        y[index], out = signal.lfilter(b, a, x[index], axis=axis, zi=state)
         zf[part] = out if axis == 1 else out.T
 
     on_channel_slices(work, x.shape[1 - axis])

@@ -23,7 +23,8 @@ orders 1, 2, 4, 8, ... (a transfer function of order 5 gets three zero coefficie
 and delays that stay zero).
 
 The zero-phase kernels fuse everything per block (per run of blocks when channels are
-the contiguous axis, each chunk then visiting all the run's blocks): the left extension of the signal is
+the contiguous axis, each chunk then visiting all the run's blocks): the left extension of the
+signal is
 generated in scratch and filtered forward (its outputs dropped); the signal is filtered
 forward into the output; the right extension is generated and filtered forward in
 scratch; the backward pass starts from the steady state times that scratch's last

@@ -1,6 +1,7 @@
 """The multichannel kernels on numpy and BLAS, by blocks of samples: the common reference
 (the median or mean across channels, taken and subtracted in float64 and rounded once, as
-the numba kernel does, so every variant gives the same result) and the kernels of whitening (channel means, the
+the numba kernel does, so every variant gives the same result) and the kernels of whitening
+(channel means, the
 channel covariance, the median of squares for the default regularisation, and the
 product with a channels-by-channels matrix).
 

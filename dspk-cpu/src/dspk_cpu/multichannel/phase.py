@@ -10,9 +10,9 @@ signal's memory layout, so the FFT runs along the time axis as it lies.
 from __future__ import annotations
 
 import numpy as np
-from dspk.plugin import layout_of
 from scipy import fft
 
+from dspk.plugin import layout_of
 from dspk_cpu import memory
 from dspk_cpu.layout import samples_index
 from dspk_cpu.threads import channel_slices, on_threads, threads

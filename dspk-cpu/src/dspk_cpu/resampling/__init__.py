@@ -1,7 +1,6 @@
 """The cpu runtime's variants of the resampling operations."""
 
 from dspk.plugin import Variant, package_source_hash
-
 from dspk_cpu.resampling import polyphase, scipy_kernels
 
 _POLYPHASE = package_source_hash(polyphase)

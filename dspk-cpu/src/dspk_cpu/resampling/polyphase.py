@@ -17,9 +17,9 @@ once, a loop the compiler vectorises.
 from __future__ import annotations
 
 import numpy as np
-from dspk.plugin import layout_of
 from numba import njit, prange
 
+from dspk.plugin import layout_of
 from dspk_cpu import compiling
 from dspk_cpu.threads import use_numba_threads
 

@@ -36,8 +36,8 @@ def upfirdn(h, x, axis, up, down, left, right, start, stop):
     def work(part):
         piece = x[channels_index(axis, part)]
         if left is not None:
-            piece = np.concatenate([left[channels_index(axis, part)], piece, right[channels_index(axis, part)]],
-                                   axis=axis)
+            index = channels_index(axis, part)
+            piece = np.concatenate([left[index], piece, right[index]], axis=axis)
         y[channels_index(axis, part)] = signal.upfirdn(h, piece, up, down, axis=axis)[keep]
 
     on_channel_slices(work, x.shape[1 - axis])

@@ -7,7 +7,6 @@ hilbert have one on the calling thread alone, for small arrays.
 """
 
 from dspk.plugin import Variant, package_source_hash
-
 from dspk_cpu.spectral import analytic, csd, fft, segments, stft
 
 _FFT = package_source_hash(fft)

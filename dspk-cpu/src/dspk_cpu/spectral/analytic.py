@@ -17,10 +17,10 @@ Arrays are handled in their memory order: the time axis of ``x`` is contiguous
 from __future__ import annotations
 
 import numpy as np
-from dspk.plugin import layout_of
 from numba import njit
 from scipy.fft import _pocketfft
 
+from dspk.plugin import layout_of
 from dspk_cpu import memory
 from dspk_cpu.spectral import halfsize
 from dspk_cpu.threads import on_channel_slices, threads

@@ -11,8 +11,8 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from dspk.kernel_support.segments import averaged_products, channel_rows, weighted
 
+from dspk.kernel_support.segments import averaged_products, channel_rows, weighted
 from dspk_cpu.layout import channel_major
 from dspk_cpu.spectral.segments import BLOCK_ELEMENTS, spectra
 from dspk_cpu.threads import on_channel_slices, threads

@@ -9,10 +9,10 @@ length (:mod:`.halfsize`), other transforms as the first two.
 from __future__ import annotations
 
 import numpy as np
-from dspk.plugin import layout_of
 from scipy import fft
 from scipy.fft import _pocketfft
 
+from dspk.plugin import layout_of
 from dspk_cpu.spectral import halfsize
 from dspk_cpu.threads import by_channel_slices, threads
 

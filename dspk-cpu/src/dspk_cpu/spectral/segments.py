@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from dspk.operations.spectral import BOUNDARY_PADDING
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import fft
 
+from dspk.operations.spectral import BOUNDARY_PADDING
 from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import by_channel_slices
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from dspk.kernel_support import segments
-from dspk.kernel_support.segments import bin_count, segment_count
 from scipy import fft
 
+from dspk.kernel_support import segments
+from dspk.kernel_support.segments import bin_count, segment_count
 from dspk_cpu.layout import channel_major
 from dspk_cpu.spectral.segments import extended, spectra
 from dspk_cpu.threads import on_channel_slices, threads
