@@ -12,12 +12,12 @@ import importlib
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
-from dspk.plugin import Backend, Problem, Variant
 
+from dspk.plugin import Backend, Problem, Variant
 from dspk_cuda import device, sources
 
 #: The modules whose ``VARIANTS`` make up the runtime, one per family.
-FAMILIES = ("iir", "fir", "spectral", "framing", "resampling", "multichannel")
+FAMILIES = ("iir", "fir", "spectral", "framing", "resampling", "multichannel", "detection")
 
 
 def _version(distribution: str) -> str:
@@ -83,7 +83,10 @@ class CupyBackend(Backend):
         return x.copy()
 
     def time(self, call, repeat: int) -> list[float]:
-        """Seconds per run from device events, after one warm-up run (the tuner takes the median)."""
+        """Seconds per run from device events, after one warm-up run.
+
+        The tuner takes the median.
+        """
         return device.time_events(self.cupy, call, repeat)
 
 

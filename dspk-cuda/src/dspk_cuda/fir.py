@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 
 import cupy as cp
-from dspk.plugin import Problem, Variant, source_hash
 
+from dspk.plugin import Problem, Variant, source_hash
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import i32, i64
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import sys
 
 import cupy as cp
+
 from dspk.kernel_support import segments
 from dspk.plugin import Variant, source_hash
-
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import THREADS, blocks_for, i32, i64
 

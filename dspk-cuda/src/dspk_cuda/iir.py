@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import cupy as cp
 import numpy as np
+
 from dspk.kernel_support import transitions
 from dspk.plugin import Problem, Variant, source_hash
-
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import THREADS, blocks_for, i32, i64
 

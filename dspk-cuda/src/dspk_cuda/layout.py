@@ -8,6 +8,7 @@ a copy. Kernel scalars are passed as NumPy scalars of the exact C type.
 from __future__ import annotations
 
 import numpy as np
+
 from dspk.plugin import layout_of
 
 #: Threads per block of the one-dimensional launches: a multiple of every

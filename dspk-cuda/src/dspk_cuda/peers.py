@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cupyx.scipy import signal as csignal
+
 from dspk.bench import FS, design, segment
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 
 import cupy as cp
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_cuda import layout, sources
 from dspk_cuda.layout import THREADS, blocks_for, i32, i64
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 
 import cupy as cp
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_cuda import layout
 
 _TRANSFORMS = {"rfft": cp.fft.rfft, "irfft": cp.fft.irfft, "fft": cp.fft.fft,

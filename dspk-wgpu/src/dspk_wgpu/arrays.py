@@ -4,7 +4,8 @@
 A WgpuArray is a strided view of one buffer (an element offset, a shape and
 element strides), so ``reshape`` of contiguous data, ``transpose`` and basic
 slicing cost nothing; kernels read any such view through its offset and
-strides, and :meth:`WgpuArray.copy` makes any view dense on the device. ``numpy.asarray`` and :meth:`WgpuArray.to_numpy` bring it back.
+strides, and :meth:`WgpuArray.copy` makes any view dense on the device. ``numpy.asarray`` and
+:meth:`WgpuArray.to_numpy` bring it back.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import math
 from typing import Any
 
 import numpy as np
-from dspk.plugin import UnsupportedDtype
 
+from dspk.plugin import UnsupportedDtype
 from dspk_wgpu.gpu import Dispatch, Gpu
 
 #: The dtypes the kernels compute in on every device: complex64 is two

@@ -8,8 +8,8 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
-from dspk.plugin import Backend
 
+from dspk.plugin import Backend
 from dspk_wgpu.adapter import describe, open_device, select_adapter
 from dspk_wgpu.arrays import supported
 
@@ -30,8 +30,18 @@ class WgpuBackend(Backend):
     def __init__(self):
         adapter = select_adapter()
         # Imported after the probe: these need wgpu-py, which the probe checked.
-        from dspk_wgpu import (detrend, fft, filtfilt, fir, fourier, framing, iir,
-                               multichannel, resampling)
+        from dspk_wgpu import (
+            detection,
+            detrend,
+            fft,
+            filtfilt,
+            fir,
+            fourier,
+            framing,
+            iir,
+            multichannel,
+            resampling,
+        )
         from dspk_wgpu.arrays import WgpuArray
         from dspk_wgpu.gpu import Gpu
         from dspk_wgpu.launch import on_device
@@ -41,7 +51,7 @@ class WgpuBackend(Backend):
         limits = self.gpu.device.limits
         self._variants = {}
         for family in (iir, filtfilt, fir, fft, fourier, framing, detrend, resampling,
-                       multichannel):
+                       multichannel, detection):
             self._variants.update({op: [on_device(v, limits) for v in variants]
                                    for op, variants in family.VARIANTS.items()})
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_wgpu import layout
 from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, real_dtype, shader_source
 

@@ -66,12 +66,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
-from dspk_wgpu.gpu import (FFT_POINTS, REAL_BYTES, Dispatch, Gpu, real_dtype, real_words,
-                           shader_source)
+from dspk_wgpu.gpu import (
+    FFT_POINTS,
+    REAL_BYTES,
+    Dispatch,
+    Gpu,
+    real_dtype,
+    real_words,
+    shader_source,
+)
 
 #: Invocations per workgroup of every FFT shader.
 WORKGROUP = 256

@@ -24,7 +24,6 @@ import sys
 from functools import partial
 
 from dspk.plugin import source_hash
-
 from dspk_wgpu import iir, layout
 from dspk_wgpu.iir import CROP, EXTENSIONS, STEADY_STATE, Cascade, Pass, addressed
 

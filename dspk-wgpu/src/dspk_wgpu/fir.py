@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 
 from dspk.plugin import Problem, Variant, source_hash
-
 from dspk_wgpu import fft, framing, layout
 from dspk_wgpu.gpu import Dispatch, shader_source
 from dspk_wgpu.launch import Launch, tuned_variants

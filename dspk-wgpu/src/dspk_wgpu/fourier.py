@@ -30,8 +30,8 @@ import sys
 from dataclasses import replace
 
 import numpy as np
-from dspk.plugin import Variant, source_hash
 
+from dspk.plugin import Variant, source_hash
 from dspk_wgpu import fft, layout
 from dspk_wgpu.fft import View
 from dspk_wgpu.gpu import REAL_BYTES, Dispatch, real_dtype, shader_source

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 from dspk.kernel_support import segments as segment_support
 from dspk.plugin import Variant, source_hash
-
 from dspk_wgpu import fft, layout
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, Gpu, real_dtype, shader_source

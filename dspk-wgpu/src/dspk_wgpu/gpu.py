@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 import wgpu
-from dspk.plugin import ArrayTooLarge
 
+from dspk.plugin import ArrayTooLarge
 from dspk_wgpu.adapter import fork_reason
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST

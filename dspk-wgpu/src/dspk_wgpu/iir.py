@@ -59,9 +59,9 @@ from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
+
 from dspk.kernel_support import transitions
 from dspk.plugin import Variant, source_hash
-
 from dspk_wgpu import layout
 from dspk_wgpu.arrays import WgpuArray
 from dspk_wgpu.gpu import LOOP_BUDGET, REAL_BYTES, Dispatch, shader_source

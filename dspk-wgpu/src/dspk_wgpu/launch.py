@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from dspk.plugin import Problem, Variant
-
 from dspk_wgpu.gpu import REAL_BYTES, precision
 
 

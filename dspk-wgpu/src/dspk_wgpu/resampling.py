@@ -21,7 +21,6 @@ import math
 import sys
 
 from dspk.plugin import Variant, layout_of, source_hash
-
 from dspk_wgpu import layout
 from dspk_wgpu.gpu import LOOP_BUDGET, Dispatch, shader_source
 
