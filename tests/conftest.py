@@ -14,6 +14,7 @@ Property tests draw their examples from a fixed seed: 10 a test by default,
 
 import pytest
 from hypothesis import settings
+
 from dspk.plugin import DeviceUnavailable
 from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
     TOLERANCE,

@@ -35,6 +35,7 @@ from cuda_standin.emulation import (  # noqa: E402
     asan_loaded,
     unavailable,
 )
+
 from dspk.operations import OPERATIONS  # noqa: E402
 from dspk.operations.base import device_args  # noqa: E402
 from dspk.plugin import Problem  # noqa: E402

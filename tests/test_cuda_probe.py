@@ -15,7 +15,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "dspk-cuda" / "src"))
 
 from dspk.plugin import DeviceUnavailable  # noqa: E402
-
 from dspk_cuda import device  # noqa: E402
 
 

@@ -4,7 +4,8 @@
 operation takes it and gives one back, so a chain never passes through the
 host. The test forbids device-to-host copies of signal-sized arrays while the
 chain runs, then brings the result back with ``dspk.to_numpy`` (and
-``numpy.asarray``, where the runtime's arrays allow it) and compares it with the same chain on NumPy arrays on the
+``numpy.asarray``, where the runtime's arrays allow it) and compares it with the same chain on
+NumPy arrays on the
 cpu runtime.
 """
 

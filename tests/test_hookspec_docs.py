@@ -32,6 +32,7 @@ def test_there_are_hooks():
 def test_hook_documents_when_it_is_called_and_its_parameters(hook):
     doc = inspect.getdoc(hook)
     assert doc, f"hook {hook.__name__} has no docstring"
-    assert re.search(r"\bcalled\b", doc, re.I), f"hook {hook.__name__} does not say when it is called"
+    assert re.search(r"\bcalled\b", doc, re.I), \
+        f"hook {hook.__name__} does not say when it is called"
     for parameter in inspect.signature(hook).parameters:
         assert _documents(doc, parameter), f"hook {hook.__name__} does not document {parameter!r}"

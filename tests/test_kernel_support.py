@@ -3,9 +3,10 @@ scipy.signal on random data, in float32 and float64; and the default Backend.pre
 
 import numpy as np
 import pytest
+from scipy import signal
+
 from dspk.kernel_support import segments, transitions
 from dspk.plugin import Backend, Problem, Variant
-from scipy import signal
 
 DTYPES = [np.float32, np.float64]
 

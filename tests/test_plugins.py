@@ -156,9 +156,11 @@ print(json.dumps(out))
 """
     result = _json(_python(code, broken))
     assert "nodevice" not in result["open"] and "cpu" in result["open"]
-    assert result["default"] == result["open"][0], "the default passes over a runtime with no device"
+    assert result["default"] == result["open"][0], \
+        "the default passes over a runtime with no device"
     assert result["explicit"] == ("runtime 'nodevice' cannot open a device: no toy GPU in this "
-                                  f"machine. Runtimes that can run here: {', '.join(result['open'])}.")
+                                  "machine. Runtimes that can run here: "
+                                  f"{', '.join(result['open'])}.")
     assert result["info"]["reason"] == "no toy GPU in this machine"
     assert result["info"]["device"] is None
 

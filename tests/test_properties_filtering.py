@@ -69,7 +69,8 @@ def test_batched_convolution_matches_scipy(runtime, data, taps, per_channel, mod
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-@given(n=st.integers(1, 400), k=st.integers(1, 400), mode=st.sampled_from(["full", "same", "valid"]),
+@given(n=st.integers(1, 400), k=st.integers(1, 400),
+       mode=st.sampled_from(["full", "same", "valid"]),
        method=st.sampled_from(["auto", "direct", "fft"]), seed=st.integers(0, 2**32 - 1))
 def test_convolve_and_correlate_1d_match_scipy(runtime, n, k, mode, method, seed):
     open_backend(runtime)

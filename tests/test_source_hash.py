@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+
 from dspk.plugin import package_source_hash
 
 #: A package ``kit``: ``entry`` imports ``middle`` from the package, which imports

@@ -7,9 +7,10 @@ failed to write fails the test.
 
 import numpy as np
 import pytest
+from scipy import signal
+
 from dspk.plugin import DeviceUnavailable, Problem
 from dspk.testing import TOLERANCE, assert_variants_agree, rel_l2
-from scipy import signal
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 

@@ -12,9 +12,10 @@ operations. Float64 transforms (where the adapter has shader-f64) are held to
 
 import numpy as np
 import pytest
-from dspk.testing import rel_l2
 from scipy import fft as sfft
 from scipy import signal
+
+from dspk.testing import rel_l2
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 

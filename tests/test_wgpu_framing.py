@@ -9,10 +9,11 @@ relative L2 error, complex parts included, ``TOLERANCE[float32]`` (1e-4);
 
 import numpy as np
 import pytest
-from dspk.operations.spectral import BOUNDARY_PADDING
-from dspk.testing import TOLERANCE
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import signal
+
+from dspk.operations.spectral import BOUNDARY_PADDING
+from dspk.testing import TOLERANCE
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 

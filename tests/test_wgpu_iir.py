@@ -9,9 +9,10 @@ NaN, so an element a shader failed to write fails the test.
 
 import numpy as np
 import pytest
+from scipy import signal
+
 from dspk.plugin import Problem
 from dspk.testing import TOLERANCE, assert_variants_agree, rel_l2
-from scipy import signal
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 
@@ -140,8 +141,14 @@ def test_orders_beyond_one_shader_are_declined(backend):
 def test_time_parallel_launches_set_blocks_and_workgroups(backend):
     """Each launch's blocks (doubled for a slow filter until its transition is small
     enough) and channels per workgroup reach the dispatches."""
-    from dspk_wgpu.iir import (TIME_PARALLEL, TRANSITION_LIMIT, Cascade, Pass, scan_block_len,
-                               time_parallel)
+    from dspk_wgpu.iir import (
+        TIME_PARALLEL,
+        TRANSITION_LIMIT,
+        Cascade,
+        Pass,
+        scan_block_len,
+        time_parallel,
+    )
 
     def size(transition):
         return np.abs(transition).sum(axis=1).max()

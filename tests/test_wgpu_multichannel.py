@@ -1,4 +1,6 @@
-"""The wgpu runtime's multichannel and detrend kernels, called directly, against NumPy/scipy float64.
+"""The wgpu runtime's multichannel and detrend kernels, called directly.
+
+They are checked against NumPy/scipy float64.
 
 The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), which
 poisons every output buffer with NaN, so an element a shader failed to write
@@ -8,8 +10,9 @@ selections, are checked to float32 rounding.
 
 import numpy as np
 import pytest
-from dspk.testing import TOLERANCE, rel_l2
 from scipy import signal
+
+from dspk.testing import TOLERANCE, rel_l2
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 

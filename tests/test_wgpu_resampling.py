@@ -8,8 +8,9 @@ suite's float64 tolerance for float64 data, where the adapter has shader-f64).
 
 import numpy as np
 import pytest
-from dspk.testing import TOLERANCE, rel_l2
 from scipy import signal
+
+from dspk.testing import TOLERANCE, rel_l2
 
 pytest.importorskip("wgpu", reason="wgpu-py is not installed")
 

@@ -3,6 +3,7 @@
 import time
 
 import numpy as np
+
 from dspk.plugin import Backend, Variant, source_hash
 
 FFTS = {"rfft": np.fft.rfft, "irfft": np.fft.irfft, "fft": np.fft.fft, "ifft": np.fft.ifft}
