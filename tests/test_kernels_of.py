@@ -54,6 +54,8 @@ CALLS = {
         X, "local", positions=[[0, 0], [0, 20], [0, 40]]),
     "interpolate_bad_channels": lambda: dspk.interpolate_bad_channels(
         X, [1], [[0, 0], [0, 20], [0, 40]]),
+    "noise_levels": lambda: [dspk.noise_levels(X, method) for method in ("mad", "std", "rms")],
+    "detect_peaks": lambda: dspk.detect_peaks(X, [1.0, 1.0, 1.0], threshold=2.0),
 }
 
 

@@ -20,6 +20,7 @@ from dspk.bad_channels import *  # noqa: F403
 from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
 from dspk.designs import *  # noqa: F403
 from dspk.destripe import *  # noqa: F403
+from dspk.detection import detect_peaks, noise_levels
 from dspk.geometry import read_probe
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.multichannel import *  # noqa: F403
@@ -46,5 +47,6 @@ __all__ = [
     *_designs.__all__, *_spectral.__all__, *_resampling.__all__, *_multichannel.__all__,
     *_streaming.__all__, *_recordings.__all__, *_bad_channels.__all__,
     *_destripe.__all__,
+    "noise_levels", "detect_peaks",
     "read_probe",
 ]

@@ -20,7 +20,7 @@ from dspk.plugin import Backend
 
 os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
 
-from dspk_cpu import filtering, multichannel, resampling, spectral  # noqa: E402
+from dspk_cpu import detection, filtering, multichannel, resampling, spectral  # noqa: E402
 from dspk_cpu.threads import numba_parallel, threads  # noqa: E402
 
 #: A run at least this long (seconds) counts as its own warm-up when timing.
@@ -46,7 +46,7 @@ class CpuBackend(Backend):
 
     def __init__(self):
         self._variants = {}
-        for family in (filtering, spectral, resampling, multichannel):
+        for family in (filtering, spectral, resampling, multichannel, detection):
             self._variants.update(family.VARIANTS)
 
     def device(self) -> str:

@@ -49,9 +49,13 @@ def _reference(c_type: str) -> list[str]:
             + [f"neighbour_reference<{c_type}, {capacity}>" for capacity in MEDIAN_CAPACITIES])
 
 
+def _peaks(c_type: str) -> list[str]:
+    return [f"peak_mask<{c_type}>"]
+
+
 #: Every kernel source and the template instances it is compiled with, per C type.
 INSTANCES = {"iir": _iir, "fir": _fir, "framing": _framing, "upfirdn": _upfirdn,
-             "reference": _reference}
+             "reference": _reference, "peaks": _peaks}
 
 
 @functools.cache

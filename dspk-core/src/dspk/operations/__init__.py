@@ -12,14 +12,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from dspk.operations import filtering, multichannel, resampling, spectral
+from dspk.operations import detection, filtering, multichannel, resampling, spectral
 from dspk.operations.base import Operation, bucket, random_signal, time_axis
 from dspk.plugin import API_VERSION, Backend, Variant
 from dspk.registry import PluginWarning, registry
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
-    for family in (filtering, spectral, resampling, multichannel)
+    for family in (filtering, spectral, resampling, multichannel, detection)
     for op in family.OPERATIONS
 }
 
@@ -59,6 +59,8 @@ KERNELS_OF: dict[str, tuple[str, ...]] = {
     "common_reference(reference='single')": ("neighbour_reference",),
     "common_reference(reference='local')": ("neighbour_reference",),
     "interpolate_bad_channels": ("apply_channel_matrix",),
+    "noise_levels": ("channel_median", "channel_mean_square", "channel_mean"),
+    "detect_peaks": ("detect_peaks",),
 }
 
 _variants: dict[tuple[int, str], tuple[Backend, tuple[Variant, ...]]] = {}

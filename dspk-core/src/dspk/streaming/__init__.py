@@ -21,6 +21,8 @@ the operation over the whole signal:
   state and the phase of the samples kept, is carried), and
   :class:`CommonReferenceStream` (which works sample by sample).
   :class:`WelchStream` averages the same segments as one :func:`dspk.welch`.
+  :class:`DetectPeaksStream` gives every peak of :func:`dspk.detect_peaks`
+  once (structured arrays of peaks, not samples).
 - **Within a stated bound**: :class:`SosfiltfiltStream` and
   :class:`FiltfiltStream` filter forward exactly and start each backward
   pass ``margin`` samples beyond the samples they emit, from the steady state
@@ -42,12 +44,13 @@ are fixed by the first chunk.
 
 The package has one module per family: :mod:`~dspk.streaming.base` (the
 :class:`Stream` base class, :class:`StreamChain`), :mod:`~dspk.streaming.filters`,
-:mod:`~dspk.streaming.resampling`, :mod:`~dspk.streaming.multichannel` and
-:mod:`~dspk.streaming.spectral`.
+:mod:`~dspk.streaming.resampling`, :mod:`~dspk.streaming.multichannel`,
+:mod:`~dspk.streaming.spectral` and :mod:`~dspk.streaming.detection`.
 """
 
 from dspk.multichannel import DEFAULT_MARGIN  # noqa: F401 (importable from here, as before)
 from dspk.streaming.base import Stream, StreamChain
+from dspk.streaming.detection import DetectPeaksStream
 from dspk.streaming.filters import (
     DEFAULT_TOLERANCE,  # noqa: F401 (importable from here, as before)
     FiltfiltStream,
@@ -63,4 +66,5 @@ from dspk.streaming.spectral import WelchStream
 
 __all__ = ["Stream", "SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
            "ResamplePolyStream", "DecimateStream", "CommonReferenceStream", "PhaseShiftStream",
-           "WelchStream", "StreamChain", "filter_stream", "zero_phase_margin"]
+           "WelchStream", "DetectPeaksStream", "StreamChain", "filter_stream",
+           "zero_phase_margin"]

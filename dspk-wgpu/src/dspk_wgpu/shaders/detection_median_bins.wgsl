@@ -1,0 +1,83 @@
+// One pass of a radix selection per channel, as channels_square_bins does over
+// all squares: the values are x (centred 0, keyed by key_of: negative numbers
+// below positive ones) or |x - centre[c]| (centred 1, keyed by their bits,
+// bits_of), and every channel has its own prefix (words prefixes[3 c], [3 c + 1])
+// and 256 bins (bins[256 c ..]). `mode` 0: count the keys whose bits from
+// `shift + 8` up equal the channel's prefix into the bins of bits shift ..
+// shift + 8. `mode` 1: the smallest key above the prefix, one 32-bit word at a
+// time: word 0 (the high word), or for `word` 1 the low word of those whose
+// high word is prefixes[3 c + 2]; into the channel's bins[0]. `mode` 2: count
+// the channel's NaNs into its bins[0]. A workgroup of 256 covers 64 chunks of
+// 256 samples of one channel, gathers in workgroup memory, and adds to the
+// global bins with atomics.
+
+struct Params {
+    n: i32, mode: i32, shift: u32, centred: i32,
+    block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
+    word: u32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+
+const GROUP: i32 = 256;
+const PER_LANE: i32 = 64;
+
+//! include keys
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read> centre: array<real>;
+@group(0) @binding(3) var<storage, read> prefixes: array<u32>;
+@group(0) @binding(4) var<storage, read_write> bins: array<atomic<u32>>;
+
+var<workgroup> local_bins: array<atomic<u32>, 256>;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    let lane = i32(lid.x);
+    let c = i32(wid.y);
+    atomicStore(&local_bins[lane], select(0u, 0xffffffffu, p.mode == 1));
+    workgroupBarrier();
+    let start = (p.block0 + i32(wid.x)) * GROUP * PER_LANE;
+    let stop = min(start + GROUP * PER_LANE, p.n);
+    let prefix = key_from_words(prefixes[3 * c], prefixes[3 * c + 1]);
+    let found_high = prefixes[3 * c + 2];
+    let m = centre[c];
+    for (var t = start + lane; t < stop; t += GROUP) {
+        let v = x[p.x_offset + c * p.x_sc + t * p.x_st];
+        if (p.mode == 2) {
+            if (is_nan(v)) {
+                atomicAdd(&local_bins[0], 1u);
+            }
+            continue;
+        }
+        var key: Key;
+        if (p.centred != 0) {
+            key = bits_of(abs(v - m));
+        } else {
+            key = key_of(v);
+        }
+        if (p.mode == 0) {
+            if (key_agree_above(key, prefix, p.shift + 8u)) {
+                atomicAdd(&local_bins[key_digit(key, p.shift, 255u)], 1u);
+            }
+        } else if (key_less(prefix, key)
+                   && (p.word == 0u || key_word(key, 0u) == found_high)) {
+            atomicMin(&local_bins[0], key_word(key, p.word));
+        }
+    }
+    workgroupBarrier();
+    let mine = atomicLoad(&local_bins[lane]);
+    let at = 256 * c + lane;
+    if (p.mode == 0) {
+        if (mine != 0u) {
+            atomicAdd(&bins[at], mine);
+        }
+    } else if (lane == 0) {
+        if (p.mode == 1) {
+            atomicMin(&bins[at], mine);
+        } else {
+            atomicAdd(&bins[at], mine);
+        }
+    }
+}
