@@ -14,29 +14,28 @@ Examples
 
 from importlib.metadata import version as _version
 
-from dspk import runtime
-from dspk.arrays import asarray, to_numpy
-from dspk.bad_channels import *  # noqa: F403
-from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
-from dspk.designs import *  # noqa: F403
-from dspk.destripe import *  # noqa: F403
-from dspk.detection import detect_peaks, noise_levels
-from dspk.geometry import read_probe
-from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
-from dspk.multichannel import *  # noqa: F403
-from dspk.recordings import *  # noqa: F403
-from dspk.resampling import *  # noqa: F403
-from dspk.spectral import *  # noqa: F403
-from dspk.streaming import *  # noqa: F403
-
 from dspk import bad_channels as _bad_channels
 from dspk import designs as _designs
 from dspk import destripe as _destripe
 from dspk import multichannel as _multichannel
 from dspk import recordings as _recordings
 from dspk import resampling as _resampling
+from dspk import runtime
 from dspk import spectral as _spectral
 from dspk import streaming as _streaming
+from dspk.arrays import asarray, to_numpy
+from dspk.bad_channels import *  # noqa: F403
+from dspk.convolution import convolve, correlate, fftconvolve, oaconvolve
+from dspk.designs import *  # noqa: F403
+from dspk.destripe import *  # noqa: F403
+from dspk.detection import detect_peaks, noise_levels
+from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
+from dspk.geometry import read_probe
+from dspk.multichannel import *  # noqa: F403
+from dspk.recordings import *  # noqa: F403
+from dspk.resampling import *  # noqa: F403
+from dspk.spectral import *  # noqa: F403
+from dspk.streaming import *  # noqa: F403
 
 __version__ = _version("dspk-core")
 

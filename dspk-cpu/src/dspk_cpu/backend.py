@@ -16,6 +16,7 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
+
 from dspk.plugin import Backend
 
 os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
