@@ -1,16 +1,19 @@
-"""Streams across channels: common reference (exact) and phase shift (tapered blocks)."""
+"""Streams across channels: common reference and bad-channel interpolation (exact, sample by
+sample) and phase shift (tapered blocks)."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import fft
 
 from dspk import validation
 from dspk.arrays import to_numpy
+from dspk.bad_channels import interpolate_bad_channels
 from dspk.docstrings import shared
 from dspk.multichannel import DEFAULT_MARGIN, common_reference, phase_shift
 from dspk.streaming.base import Stream
 
-__all__ = ["CommonReferenceStream", "PhaseShiftStream"]
+__all__ = ["CommonReferenceStream", "InterpolateBadChannelsStream", "PhaseShiftStream"]
 
 
 @shared
@@ -21,6 +24,9 @@ class CommonReferenceStream(Stream):
     ----------
     reference, operator, groups, axis
         As :func:`dspk.common_reference`'s.
+    ref_channels, radius, min_neighbours, positions
+        As :func:`dspk.common_reference`'s (the ``"single"`` and ``"local"``
+        references).
     {runtime}
 
     Examples
@@ -35,14 +41,51 @@ class CommonReferenceStream(Stream):
     """
 
     def __init__(self, reference="global", operator="median", groups=None, axis=-1, *,
+                 ref_channels=None, radius=(30.0, 55.0), min_neighbours=5, positions=None,
                  runtime=None):
         super().__init__(axis, runtime)
-        validation.choice(reference, ("global",), "reference")
+        validation.choice(reference, ("global", "single", "local"), "reference")
         validation.choice(operator, ("median", "average"), "operator")
-        self._options = {"reference": reference, "operator": operator, "groups": groups}
+        self._options = {"reference": reference, "operator": operator, "groups": groups,
+                         "ref_channels": ref_channels, "radius": radius,
+                         "min_neighbours": min_neighbours, "positions": positions}
 
     def _push(self, chunk: np.ndarray) -> np.ndarray:
         return common_reference(chunk, axis=self.axis, runtime=self.runtime, **self._options)
+
+
+@shared
+class InterpolateBadChannelsStream(Stream):
+    """:func:`dspk.interpolate_bad_channels` over a stream: each sample on its own, exact.
+
+    Parameters
+    ----------
+    bad_channels, positions, sigma_um, p
+        As :func:`dspk.interpolate_bad_channels`'s.
+    {stream_axis}
+    {runtime}
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> from dspk.streaming import InterpolateBadChannelsStream
+    >>> x = np.random.default_rng(0).standard_normal((100, 3))  # samples by channels
+    >>> positions = [[0, 0], [0, 20], [0, 40]]
+    >>> stream = InterpolateBadChannelsStream([1], positions, axis=0)
+    >>> y = np.concatenate([stream.push(x[:30]), stream.push(x[30:]), stream.finish()])
+    >>> bool(np.array_equal(y, dspk.interpolate_bad_channels(x, [1], positions, axis=0)))
+    True
+    """
+
+    def __init__(self, bad_channels, positions, *, sigma_um=None, p=1.3, axis=-1,
+                 runtime=None):
+        super().__init__(axis, runtime)
+        self._arguments = (to_numpy(bad_channels), to_numpy(positions))
+        self._options = {"sigma_um": sigma_um, "p": p}
+
+    def _push(self, chunk: np.ndarray) -> np.ndarray:
+        return interpolate_bad_channels(chunk, *self._arguments, axis=self.axis,
+                                        runtime=self.runtime, **self._options)
 
 
 def taper(margin: int) -> np.ndarray:
@@ -50,6 +93,20 @@ def taper(margin: int) -> np.ndarray:
     rise = margin - margin // 2
     ramp = np.sin(np.pi / 2 * (np.arange(rise) + 0.5) / max(rise, 1)) ** 2
     return np.concatenate([ramp, np.ones(margin // 2)])
+
+
+def fast_length_below(n: int) -> int:
+    """The largest length ``<= n`` whose real FFT is fast (:func:`scipy.fft.next_fast_len`'s).
+
+    Examples
+    --------
+    >>> fast_length_below(35168)  # 2**5 * 7 * 157: 157 is a slow prime factor
+    34992
+    """
+    length = n
+    while fft.next_fast_len(length, real=True) != length:
+        length -= 1
+    return length
 
 
 @shared
@@ -63,7 +120,8 @@ class PhaseShiftStream(Stream):
     middle is the output, and whole-sample shifts up to ``margin // 2`` are
     exact. A block is shifted once at least ``2 * margin`` new samples have
     arrived, so the output lags the input by ``margin`` to ``3 * margin``
-    samples.
+    samples (more when a block is shortened to a length whose FFT is fast:
+    a length with a large prime factor costs several times as much).
 
     Parameters
     ----------
@@ -122,24 +180,27 @@ class PhaseShiftStream(Stream):
                                  f"{channels} channel(s), which need one each")
             self._buffer = self._zeros(self.margin)
         self._buffer = self._join(self._buffer, chunk)
-        if self._length(self._buffer) - 2 * self.margin < max(2 * self.margin, 1):
+        n = self._length(self._buffer)
+        if n - 2 * self.margin < max(2 * self.margin, 1):
             return self._empty()
-        return self._emit()
+        fast = fast_length_below(n)
+        return self._emit(fast if fast - 2 * self.margin >= max(2 * self.margin, 1) else n)
 
     def _finish(self) -> np.ndarray:
         self._buffer = self._join(self._buffer, self._zeros(self.margin))
         if self._length(self._buffer) == 2 * self.margin:
             return self._empty()
-        return self._emit()
+        return self._emit(self._length(self._buffer))
 
     def _zeros(self, n: int) -> np.ndarray:
         shape = list(self._like.shape)
         shape[self.axis] = n
         return np.zeros(shape, self.dtype)
 
-    def _emit(self) -> np.ndarray:
-        m, n = self.margin, self._length(self._buffer)
-        block = self._buffer.copy()
+    def _emit(self, n: int) -> np.ndarray:
+        """Shift the buffer's first ``n`` samples; give their middle; keep what follows."""
+        m = self.margin
+        block = self._cut(self._buffer, 0, n).copy()
         if m:
             shape = [1] * block.ndim
             shape[self.axis] = m
