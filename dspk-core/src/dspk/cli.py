@@ -190,7 +190,11 @@ def _filter(args: argparse.Namespace) -> int:
         summary = filter_recording(
             args.input, args.output, args.fs, channels=args.channels, dtype=args.dtype,
             bandpass=args.bandpass, highpass=args.highpass, order=args.order,
-            zero_phase=not args.causal, phase_shift=args.phase_shift, reference=args.reference,
+            zero_phase=not args.causal, phase_shift=args.phase_shift,
+            bad_channels=args.bad_channels, reference=args.reference,
+            positions=_positions(args.probe), local_radius=tuple(args.local_radius),
+            detect=args.detect, detect_threshold=args.detect_threshold,
+            detect_sign=args.detect_sign,
             output_dtype=args.output_dtype, scale=args.scale, sync_channels=args.sync_channels,
             chunk_samples=args.chunk_samples, overwrite=args.force,
             allow_nonfinite=args.allow_nonfinite, progress=not args.quiet, runtime=args.runtime)
@@ -205,6 +209,13 @@ def _filter(args: argparse.Namespace) -> int:
             signal.signal(number, handler)
     if not args.quiet:
         print(summary)
+        if summary.bad_channels is not None:
+            bad = summary.bad_channels
+            listed = ", ".join(f"{i} ({bad.labels[i]})" for i in bad.indices) or "none"
+            done = " (interpolated)" if args.bad_channels == "interpolate" else ""
+            print(f"bad channels{done}: {listed}")
+        if summary.peaks is not None:
+            print(f"{summary.peak_count} peaks written to {summary.peaks}")
     if summary.clipped:
         print(f"dspk: warning: {summary.clipped} values were clipped to the int16 range; "
               "lower --scale or write --output-dtype float32", file=sys.stderr)
@@ -219,11 +230,18 @@ def _filter(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positions(probe: str | None):
+    """Channel positions from ``--probe``: a ``.npy`` array, else a probeinterface file."""
+    if probe is None or not probe.endswith(".npy"):
+        return probe
+    return np.load(probe)
+
+
 def _add_filter(commands) -> None:
     from dspk.recordings import OUTPUT_DTYPES, RAW_DTYPES
 
     filt = commands.add_parser("filter", help="filter a recording file chunk by chunk: "
-                               "band-pass, phase shift, common reference")
+                               "band-pass, phase shift, bad channels, common reference, peaks")
     filt.add_argument("input", help="raw interleaved binary (samples x channels, such as "
                       "SpikeGLX .bin or Open Ephys .dat) or .npy")
     filt.add_argument("output", help="the file to write: .npy if its name ends so, else raw")
@@ -242,8 +260,25 @@ def _add_filter(commands) -> None:
                       help="filter forward only (default: zero phase, forward and backward)")
     filt.add_argument("--phase-shift", choices=["neuropixels-1.0"], default=None,
                       help="undo the ADC multiplexing delays of this probe")
-    filt.add_argument("--reference", choices=["median", "average"], default=None,
-                      help="subtract the median or mean across channels")
+    filt.add_argument("--bad-channels", choices=["detect", "interpolate"], default=None,
+                      help="find dead, noisy and out-of-brain channels (IBL's method) and "
+                      "report them, or also interpolate them from their neighbours (--probe)")
+    filt.add_argument("--reference", choices=["median", "average", "local"], default=None,
+                      help="subtract the median or mean across channels, or each channel's "
+                      "median over an annulus around it (local: --probe, --local-radius)")
+    filt.add_argument("--probe", default=None, metavar="FILE",
+                      help="channel positions in micrometres: a probeinterface .json, or a "
+                      ".npy of shape (channels, 2)")
+    filt.add_argument("--local-radius", type=float, nargs=2, default=(30.0, 55.0),
+                      metavar=("INNER", "OUTER"),
+                      help="the annulus of --reference local, micrometres; default 30 55")
+    filt.add_argument("--detect", action="store_true",
+                      help="detect threshold peaks in the output; write them to "
+                      "STEM.peaks.npy beside it")
+    filt.add_argument("--detect-threshold", type=float, default=5.0,
+                      help="peak threshold in noise levels (MAD); default 5")
+    filt.add_argument("--detect-sign", choices=["neg", "pos", "both"], default="neg",
+                      help="sign of the peaks; default neg")
     filt.add_argument("--output-dtype", choices=OUTPUT_DTYPES, default=None,
                       help="default: int16 for int16 input, else float32")
     filt.add_argument("--scale", type=float, default=1.0,

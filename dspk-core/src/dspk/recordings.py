@@ -44,17 +44,22 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dspk import validation
+from dspk.bad_channels import BadChannels, detect_bad_channels
 from dspk.designs import Filter
+from dspk.detection import DEFAULT_EXCLUDE, checked_peak_options, noise_levels
 from dspk.docstrings import shared
+from dspk.geometry import check_positions, read_probe
 from dspk.streaming import (
     CommonReferenceStream,
+    DetectPeaksStream,
+    InterpolateBadChannelsStream,
     PhaseShiftStream,
     Stream,
     StreamChain,
@@ -264,6 +269,11 @@ class Recording:
                                "F" if self.fortran_order else "C")
             return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
 
+    def mapped(self, channels: slice = slice(None)) -> np.ndarray:
+        """The samples of ``channels`` as a read-only memory map (for reading a few stretches)."""
+        return np.memmap(self.path, self.dtype, "r", self.offset, (self.samples, self.channels),
+                         "F" if self.fortran_order else "C")[:, channels]
+
     @property
     def nbytes(self) -> int:
         """The size of the samples, in bytes."""
@@ -293,6 +303,12 @@ class Summary:
         NaN or infinite samples of the input.
     first_nonfinite : (int, int) or None
         The first of them: its sample and channel.
+    bad_channels : dspk.BadChannels or None
+        The bad channels found (``filter_recording(bad_channels=...)``).
+    peaks : pathlib.Path or None
+        The peaks file written (``filter_recording(detect=True)``).
+    peak_count : int
+        The peaks in it.
 
     Examples
     --------
@@ -312,6 +328,9 @@ class Summary:
     nonfinite: int = 0
     nonfinite_input: int = 0
     first_nonfinite: tuple[int, int] | None = None
+    bad_channels: BadChannels | None = None
+    peaks: Path | None = None
+    peak_count: int = 0
 
     @property
     def rate(self) -> float:
@@ -769,15 +788,30 @@ def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
 @shared
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
                      highpass=None, order=4, zero_phase=True, phase_shift=None,
-                     reference=None, output_dtype=None, scale=1.0, sync_channels=0,
+                     bad_channels=None, reference=None, positions=None,
+                     local_radius=(30.0, 55.0), detect=False, detect_threshold=5.0,
+                     detect_sign="neg", output_dtype=None, scale=1.0, sync_channels=0,
                      chunk_samples=None, overwrite=False, allow_nonfinite=False, progress=True,
                      runtime=None):
-    """Filter a recording file: band-pass or high-pass, phase shift, common reference.
+    """Filter a recording file: band-pass or high-pass, phase shift, bad channels, reference,
+    and peaks.
 
     The steps run in SpikeInterface's recommended order, each as a stream of
     :mod:`dspk.streaming` in float32: the filter (a Butterworth filter of
-    :class:`dspk.Filter`, zero phase by default), the phase shift, then the
-    common reference. See :func:`process_recording` for the files.
+    :class:`dspk.Filter`, zero phase by default), the phase shift, the
+    interpolation of bad channels, then the common reference; threshold
+    peaks are detected on the result. See :func:`process_recording` for the
+    files.
+
+    Bad channels are detected before the run by :func:`dspk.detect_bad_channels`
+    (IBL's coherence and PSD method, with its defaults and ``seed=0``) on
+    random stretches of the raw input, read from the file. Peaks use noise
+    levels (:func:`dspk.noise_levels`, MAD) of the first second of the
+    processed signal (SpikeInterface takes them from random chunks of the
+    whole recording), then :class:`dspk.streaming.DetectPeaksStream`, exact
+    across chunks; they are written beside the output as ``STEM.peaks.npy``
+    (the structured array of :func:`dspk.detect_peaks`, processed channels'
+    indices), once the output is complete.
 
     Parameters
     ----------
@@ -800,8 +834,29 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     phase_shift : str or array_like, optional
         ``"neuropixels-1.0"`` (see :func:`neuropixels_shifts`), or the delay
         of each processed channel in samples.
-    reference : {"median", "average"}, optional
-        Subtract the median or the mean across the processed channels.
+    bad_channels : {"detect", "interpolate"}, optional
+        ``"detect"``: find the bad channels (dead, noisy, outside the brain)
+        and report them in the summary; ``"interpolate"``: also replace
+        them by kriging from their neighbours
+        (:class:`~dspk.streaming.InterpolateBadChannelsStream`; needs
+        ``positions``).
+    reference : {"median", "average", "local"}, optional
+        Subtract the median or the mean across the processed channels, or
+        (``"local"``) each channel's median over the channels in the annulus
+        ``local_radius`` around it (needs ``positions``).
+    positions : array_like or str or os.PathLike, optional
+        The processed channels' ``(x, y)`` positions in micrometres, shape
+        ``(C, 2)``, or a probeinterface JSON file (:func:`dspk.read_probe`).
+    local_radius : (float, float), optional
+        The annulus of the local reference, in micrometres. Default ``(30, 55)``.
+    detect : bool, optional
+        Detect threshold peaks in the output, channel by channel, with
+        :func:`dspk.detect_peaks`'s exclusion window (SpikeInterface's
+        ``"by_channel"`` method), and write them beside it.
+    detect_threshold : float, optional
+        The threshold, in noise levels. Default 5.
+    detect_sign : {"neg", "pos", "both"}, optional
+        The peaks' sign. Default ``"neg"``.
     output_dtype, scale, sync_channels, chunk_samples, overwrite, allow_nonfinite, progress
         As :func:`process_recording`'s.
     {runtime}
@@ -841,20 +896,105 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         raise ValueError(f"{name}: {exc}") from None
     if bandpass is not None or highpass is not None:
         stages.append(_chunked_filter(design, name, runtime))
+    processed = recording.channels - validation.integer(sync_channels, "sync_channels",
+                                                         minimum=0)
     if phase_shift is not None:
-        processed = recording.channels - sync_channels
         shifts = (neuropixels_shifts(phase_shift, processed) if isinstance(phase_shift, str)
                   else phase_shift)
         stages.append(PhaseShiftStream(shifts, axis=0, runtime=runtime))
-    if reference is not None:
+    validation.choice(bad_channels, (None, "detect", "interpolate"), "bad_channels")
+    validation.choice(reference, (None, "median", "average", "local"), "reference")
+    if positions is not None:
+        if isinstance(positions, (str, os.PathLike)):
+            positions = read_probe(positions)
+        positions = check_positions(positions, processed)
+    for option, value, wanted in (("bad_channels", bad_channels, "interpolate"),
+                                  ("reference", reference, "local")):
+        if value == wanted and positions is None:
+            raise ValueError(f"{option}={value!r} needs the channels' positions: give "
+                             "positions (--probe)")
+    found = None
+    if bad_channels is not None:
+        found = detect_bad_channels(recording.mapped(slice(0, processed)), fs, axis=0,
+                                    positions=positions, seed=0, runtime=runtime)
+        if found.indices.size == processed:
+            raise ValueError(f"{recording.path}: bad-channel detection labelled every channel "
+                             "bad; its thresholds (psd_hf_threshold 0.02) assume microvolts: "
+                             "is the recording in other units?")
+        if bad_channels == "interpolate" and found.indices.size:
+            stages.append(InterpolateBadChannelsStream(found.indices, positions, axis=0,
+                                                       runtime=runtime))
+    if reference == "local":
+        stages.append(CommonReferenceStream("local", radius=local_radius, positions=positions,
+                                            axis=0, runtime=runtime))
+    elif reference is not None:
         stages.append(CommonReferenceStream(operator=reference, axis=0, runtime=runtime))
+    peaks = None
+    if detect:
+        peaks = _PeakTap(fs, detect_threshold, detect_sign, runtime)
+        stages.append(peaks)
     if not stages:
-        raise ValueError("nothing to do: give bandpass, highpass, phase_shift or reference")
-    return process_recording(source, destination, StreamChain(*stages), fs, channels=channels,
-                             dtype=dtype, output_dtype=output_dtype, scale=scale,
-                             sync_channels=sync_channels, chunk_samples=chunk_samples,
-                             overwrite=overwrite, allow_nonfinite=allow_nonfinite,
-                             progress=progress)
+        raise ValueError("nothing to do: give bandpass, highpass, phase_shift, "
+                         "bad_channels='interpolate', reference or detect")
+    target = _destination(recording.path, destination, overwrite)
+    peak_file = target.with_name(target.stem + ".peaks.npy") if detect else None
+    if peak_file is not None:
+        obstacle = _obstacle(peak_file, overwrite)
+        if obstacle:
+            raise FileExistsError(obstacle)
+    summary = process_recording(source, destination, StreamChain(*stages), fs,
+                                channels=channels, dtype=dtype, output_dtype=output_dtype,
+                                scale=scale, sync_channels=sync_channels,
+                                chunk_samples=chunk_samples, overwrite=overwrite,
+                                allow_nonfinite=allow_nonfinite, progress=progress)
+    count = 0
+    if peaks is not None:
+        count = peaks.write(peak_file, overwrite)
+    return replace(summary, bad_channels=found, peaks=peak_file, peak_count=count)
+
+
+class _PeakTap(Stream):
+    """Passes samples through; detects their peaks, with noise levels of the first second."""
+
+    def __init__(self, fs: float, threshold: Any, sign: Any, runtime: str | None):
+        super().__init__(0, runtime)
+        self._options = {"threshold": threshold, "sign": sign}
+        checked_peak_options(threshold, sign, DEFAULT_EXCLUDE, None, None)
+        self._noise_samples = max(int(fs), 1)
+        self._waiting: list[np.ndarray] = []
+        self._detector: DetectPeaksStream | None = None
+        self._found: list[np.ndarray] = []
+
+    def _start(self) -> None:
+        """Noise levels of the samples waiting (up to a second); detect in them."""
+        waiting = np.concatenate(self._waiting)
+        self._waiting = []
+        noise = noise_levels(waiting[:self._noise_samples], axis=0, runtime=self.runtime)
+        self._detector = DetectPeaksStream(noise, axis=0, runtime=self.runtime, **self._options)
+        self._found.append(self._detector.push(waiting))
+
+    def _push(self, chunk: np.ndarray) -> np.ndarray:
+        if self._detector is not None:
+            self._found.append(self._detector.push(chunk))
+        else:
+            self._waiting.append(chunk)
+            if sum(map(len, self._waiting)) >= self._noise_samples:
+                self._start()
+        return chunk
+
+    def write(self, path: Path, overwrite: bool) -> int:
+        """Finish the detection; write the peaks to ``path`` atomically; return their count."""
+        if self._detector is None:  # the signal was shorter than a second
+            self._start()
+        found = np.concatenate([*self._found, self._detector.finish()])
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+        try:
+            with open(temporary, "xb") as f:
+                np.save(f, found)
+            _publish(temporary, path, overwrite)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return len(found)
 
 
 def _chunked_filter(design: Filter, name: str, runtime: str | None) -> Stream:

@@ -19,7 +19,8 @@ the operation over the whole signal:
   :class:`ResamplePolyStream` and :class:`DecimateStream` with FIR filters or
   causal IIR filters (the polyphase filter's phase, or the IIR filter's
   state and the phase of the samples kept, is carried), and
-  :class:`CommonReferenceStream` (which works sample by sample).
+  :class:`CommonReferenceStream` and :class:`InterpolateBadChannelsStream`
+  (which work sample by sample).
   :class:`WelchStream` averages the same segments as one :func:`dspk.welch`.
   :class:`DetectPeaksStream` gives every peak of :func:`dspk.detect_peaks`
   once (structured arrays of peaks, not samples).
@@ -60,11 +61,16 @@ from dspk.streaming.filters import (
     filter_stream,
     zero_phase_margin,
 )
-from dspk.streaming.multichannel import CommonReferenceStream, PhaseShiftStream
+from dspk.streaming.multichannel import (
+    CommonReferenceStream,
+    InterpolateBadChannelsStream,
+    PhaseShiftStream,
+)
 from dspk.streaming.resampling import DecimateStream, ResamplePolyStream
 from dspk.streaming.spectral import WelchStream
 
 __all__ = ["Stream", "SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
-           "ResamplePolyStream", "DecimateStream", "CommonReferenceStream", "PhaseShiftStream",
+           "ResamplePolyStream", "DecimateStream", "CommonReferenceStream",
+           "InterpolateBadChannelsStream", "PhaseShiftStream",
            "WelchStream", "DetectPeaksStream", "StreamChain", "filter_stream",
            "zero_phase_margin"]
