@@ -32,6 +32,18 @@ autosummary_generate = True
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+# Validate the API's docstrings as the site is built (warnings are errors in ./dev docs):
+# every parameter documented, none documented that does not exist, in the signature's order,
+# "name : type" spelled right, the sections in numpydoc's order.
+numpydoc_validation_checks = {"PR01", "PR02", "PR03", "PR10", "GL06", "GL07"}
+# Not ours: re-exported by dspk.plugin from dataclasses, pluggy, typing (NativeArray's *args).
+numpydoc_validation_exclude = {
+    r"^dspk\.plugin\.dataclass$",
+    r"^dspk\.plugin\.field$",
+    r"^dspk\.plugin\.hookimpl$",
+    r"^dspk\.plugin\.Any$",
+    r"^dspk\.plugin\.NativeArray$",
+}
 myst_heading_anchors = 3
 
 html_theme = "pydata_sphinx_theme"

@@ -271,11 +271,30 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
     return _zero_phase(one_pass(sos), x, axis, padtype, padlen, margin, tol, runtime)
 
 
+@shared
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
              runtime=None):
     """:func:`dspk.filtfilt` (``method="pad"``) of a Dask array, block by block with margins.
 
     As :func:`sosfiltfilt`, for a transfer function ``(b, a)``.
+
+    Parameters
+    ----------
+    {ba}
+    x : dask.array.Array
+        2-D, chunked along time in chunks of at least ``margin`` samples.
+    axis, padtype, padlen
+        As :func:`dspk.filtfilt`'s.
+    margin : int, optional
+        Samples of each neighbour a block is filtered with; by default
+        :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).
+    {tol}
+    {runtime_workers}
+
+    Returns
+    -------
+    dask.array.Array
+        The filtered signal, lazily.
 
     Examples
     --------

@@ -138,6 +138,24 @@ class Filter:
         ``order`` is that of the low-pass prototype: the filter has order
         ``2 * order``. ``rp`` (dB of passband ripple) applies to 'cheby1' and
         'ellip', ``rs`` (dB of stopband attenuation) to 'cheby2' and 'ellip'.
+
+        Parameters
+        ----------
+        low, high : float
+            The band edges, in the units of ``fs``, ``0 < low < high < fs / 2``.
+        fs : float
+            The sampling frequency.
+        order : int, optional
+            The order of the low-pass prototype (the band-pass has twice it).
+            Default 4.
+        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+            The filter family. Default "butter".
+        zero_phase : bool, optional
+            Apply forward and backward (default) or forward only.
+        rp : float, optional
+            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+        rs : float, optional
+            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
         """
         fs = _positive(fs, "fs")
         low, high = _frequency(low, "low", fs), _frequency(high, "high", fs)
@@ -148,7 +166,25 @@ class Filter:
     @classmethod
     def highpass(cls, cutoff, fs, order=4, ftype="butter", zero_phase=True, *, rp=None,
                  rs=None) -> Filter:
-        """A high-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``)."""
+        """A high-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``).
+
+        Parameters
+        ----------
+        cutoff : float
+            The cut-off frequency, ``0 < cutoff < fs / 2``.
+        fs : float
+            The sampling frequency.
+        order : int, optional
+            The filter's order. Default 4.
+        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+            The filter family. Default "butter".
+        zero_phase : bool, optional
+            Apply forward and backward (default) or forward only.
+        rp : float, optional
+            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+        rs : float, optional
+            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+        """
         fs = _positive(fs, "fs")
         cutoff = _frequency(cutoff, "cutoff", fs)
         return cls(_design(cutoff, "highpass", fs, order, ftype, rp, rs), fs, zero_phase)
@@ -156,14 +192,44 @@ class Filter:
     @classmethod
     def lowpass(cls, cutoff, fs, order=4, ftype="butter", zero_phase=True, *, rp=None,
                 rs=None) -> Filter:
-        """A low-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``)."""
+        """A low-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``).
+
+        Parameters
+        ----------
+        cutoff : float
+            The cut-off frequency, ``0 < cutoff < fs / 2``.
+        fs : float
+            The sampling frequency.
+        order : int, optional
+            The filter's order. Default 4.
+        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+            The filter family. Default "butter".
+        zero_phase : bool, optional
+            Apply forward and backward (default) or forward only.
+        rp : float, optional
+            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+        rs : float, optional
+            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+        """
         fs = _positive(fs, "fs")
         cutoff = _frequency(cutoff, "cutoff", fs)
         return cls(_design(cutoff, "lowpass", fs, order, ftype, rp, rs), fs, zero_phase)
 
     @classmethod
     def notch(cls, freq, fs, Q=30.0, zero_phase=True) -> Filter:  # noqa: N803 (scipy's name)
-        """A second-order notch (:func:`scipy.signal.iirnotch`) at ``freq``, ``freq / Q`` wide."""
+        """A second-order notch (:func:`scipy.signal.iirnotch`) at ``freq``, ``freq / Q`` wide.
+
+        Parameters
+        ----------
+        freq : float
+            The frequency to remove, ``0 < freq < fs / 2``.
+        fs : float
+            The sampling frequency.
+        Q : float, optional
+            Quality factor: the notch is ``freq / Q`` wide at -3 dB. Default 30.
+        zero_phase : bool, optional
+            Apply forward and backward (default) or forward only.
+        """
         fs = _positive(fs, "fs")
         freq = _frequency(freq, "freq", fs)
         b, a = _scipy.iirnotch(freq, _positive(Q, "Q"), fs=fs)
@@ -174,6 +240,20 @@ class Filter:
 
         float32 signals give float32 results; integer signals are filtered
         in float64.
+
+        Parameters
+        ----------
+        x : array_like
+            The signal.
+        axis : int, optional
+            The time axis. Default -1.
+        runtime : str, optional
+            The runtime to run on (see :mod:`dspk.runtime`).
+
+        Returns
+        -------
+        ndarray
+            The filtered signal, of ``x``'s shape.
         """
         run = sosfiltfilt if self.zero_phase else sosfilt
         return run(self.sos, x, axis=axis, runtime=runtime)
@@ -230,12 +310,39 @@ def bandpass(x, low, high, fs, order=4, ftype="butter", zero_phase=True, axis=-1
         x, axis, runtime=runtime)
 
 
+@shared
 def highpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *, rp=None,
              rs=None, runtime=None):
     """High-pass filter ``x`` above ``cutoff``.
 
-    Designs with :meth:`Filter.highpass` and filters as :func:`bandpass`;
-    the parameters are :func:`bandpass`'s, with one ``cutoff``.
+    Designs with :meth:`Filter.highpass` and filters as :func:`bandpass`.
+
+    Parameters
+    ----------
+    x : array_like
+        The signal.
+    cutoff : float
+        The cut-off frequency, in the units of ``fs``, ``0 < cutoff < fs / 2``.
+    fs : float
+        The sampling frequency.
+    order : int, optional
+        The filter's order. Default 4.
+    ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+        The filter family. Default "butter".
+    zero_phase : bool, optional
+        Filter forward and backward (default) or forward only.
+    axis : int, optional
+        The time axis. Default -1.
+    rp : float, optional
+        Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+    rs : float, optional
+        Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+    {runtime}
+
+    Returns
+    -------
+    y : ndarray
+        The filtered signal, of ``x``'s shape and (float32 or float64) dtype.
 
     Examples
     --------
@@ -251,12 +358,39 @@ def highpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *
         x, axis, runtime=runtime)
 
 
+@shared
 def lowpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *, rp=None,
             rs=None, runtime=None):
     """Low-pass filter ``x`` below ``cutoff``.
 
-    Designs with :meth:`Filter.lowpass` and filters as :func:`bandpass`;
-    the parameters are :func:`bandpass`'s, with one ``cutoff``.
+    Designs with :meth:`Filter.lowpass` and filters as :func:`bandpass`.
+
+    Parameters
+    ----------
+    x : array_like
+        The signal.
+    cutoff : float
+        The cut-off frequency, in the units of ``fs``, ``0 < cutoff < fs / 2``.
+    fs : float
+        The sampling frequency.
+    order : int, optional
+        The filter's order. Default 4.
+    ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+        The filter family. Default "butter".
+    zero_phase : bool, optional
+        Filter forward and backward (default) or forward only.
+    axis : int, optional
+        The time axis. Default -1.
+    rp : float, optional
+        Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+    rs : float, optional
+        Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+    {runtime}
+
+    Returns
+    -------
+    y : ndarray
+        The filtered signal, of ``x``'s shape and (float32 or float64) dtype.
 
     Examples
     --------

@@ -69,6 +69,11 @@ def _length(value: Any, name: str) -> float:
 def distances(positions: Any) -> np.ndarray:
     """The ``(n, n)`` Euclidean distances between channels.
 
+    Parameters
+    ----------
+    positions : array_like
+        The channels' ``(x, y)`` positions, shape ``(n, 2)``.
+
     Examples
     --------
     >>> distances([[0, 0], [3, 4]])

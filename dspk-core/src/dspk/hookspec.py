@@ -28,12 +28,13 @@ def dspk_register_runtimes(register):
     Called once per process, the first time dspk lists its runtimes. Each
     plugin's implementation is called on its own, so that one that raises is
     reported without hiding the others. The order of calls does not matter:
-    runtimes are ranked by their declared priority, then by name.
+    runtimes are ranked by their declared priority, then by name. The
+    return value is ignored.
 
-    :param register: Call ``register(spec)`` with a
-        :class:`dspk.plugin.RuntimeSpec` for every runtime, any number of
-        times. The spec's ``load`` target is imported only when the runtime
-        is first used.
-
-    The return value is ignored.
+    Parameters
+    ----------
+    register : callable
+        Call ``register(spec)`` with a :class:`dspk.plugin.RuntimeSpec` for
+        every runtime, any number of times. The spec's ``load`` target is
+        imported only when the runtime is first used.
     """

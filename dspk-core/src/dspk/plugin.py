@@ -139,7 +139,13 @@ def may_defer() -> bool:
 def deferring(allowed: bool = True):
     """Let variants called in this block answer :class:`KernelNotReady` (with
     ``allowed`` False: build their kernels now). The core's tuner and dispatcher
-    use it; a variant forced by name never defers."""
+    use it; a variant forced by name never defers.
+
+    Parameters
+    ----------
+    allowed : bool, optional
+        What :func:`may_defer` answers inside the block. Default True.
+    """
     token = _deferring.set(allowed)
     try:
         yield
@@ -214,12 +220,34 @@ class Problem:
 
     @classmethod
     def make(cls, op, dtype, channels, samples, layout, **params) -> Problem:
-        """Build a problem with its parameters sorted by name."""
+        """Build a problem with its parameters sorted by name.
+
+        Parameters
+        ----------
+        op : str
+            Operation name, such as ``"sosfilt"``.
+        dtype : str or numpy.dtype
+            The data's dtype; kept as its name.
+        channels, samples : int
+            Size of the non-time axis and of the time axis.
+        layout : str
+            One of :data:`LAYOUTS`.
+        **params
+            The extra parameters, by name.
+        """
         return cls(op, str(np.dtype(dtype)), int(channels), int(samples), layout,
                    tuple(sorted(params.items())))
 
     def param(self, name: str, default: Any = None) -> Any:
-        """The value of one extra parameter."""
+        """The value of one extra parameter.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        default : object, optional
+            What is returned when the problem has no such parameter.
+        """
         return dict(self.params).get(name, default)
 
     def as_dict(self) -> dict[str, Any]:
@@ -266,6 +294,11 @@ class Variant:
 def source_hash(*parts: Any) -> str:
     """A short hash of kernel code: functions, modules or strings.
 
+    Parameters
+    ----------
+    *parts : str, module, class or function
+        The code: strings as they are, anything else by its source.
+
     Examples
     --------
     >>> len(source_hash("kernel text"))
@@ -289,6 +322,11 @@ def package_source_hash(code: Any) -> str:
     package's ``__init__`` counts only where a name that is not a module is
     imported from it. Modules of other packages are left out, except the host-side
     algorithms runtimes share (:data:`SHARED_HOST_CODE`), which are kernel code too.
+
+    Parameters
+    ----------
+    code : module, class or function
+        The module, or an object of it.
 
     Examples
     --------
@@ -345,6 +383,13 @@ def _module_or_base(base: str, name: str) -> str:
 
 def layout_of(x: Any, axis: int) -> str:
     """The layout of a 2-D array with time axis ``axis``, from its strides.
+
+    Parameters
+    ----------
+    x : NativeArray
+        A 2-D array (anything with NumPy's ``strides``).
+    axis : int
+        Its time axis, 0 or 1.
 
     Examples
     --------
@@ -419,10 +464,21 @@ class Backend(abc.ABC):
         """The kernels of an operation, the default (used untuned) first.
 
         An empty sequence means the runtime does not implement ``op``.
+
+        Parameters
+        ----------
+        op : str
+            The operation's name, such as ``"sosfilt"``.
         """
 
     def asarray(self, x: np.ndarray) -> Any:
-        """Move a NumPy array to the runtime's native array type."""
+        """Move a NumPy array to the runtime's native array type.
+
+        Parameters
+        ----------
+        x : ndarray
+            The array on the host.
+        """
         return x
 
     def max_array_bytes(self) -> int | None:
@@ -439,15 +495,32 @@ class Backend(abc.ABC):
 
         A call whose runtime comes from the default order passes over a runtime
         that does not compute its input's dtype (see :func:`dspk.runtime.current`).
+
+        Parameters
+        ----------
+        dtype : numpy.dtype
+            The dtype asked about.
         """
         return True
 
     def to_numpy(self, x: Any) -> np.ndarray:
-        """Bring a native array back to NumPy."""
+        """Bring a native array back to NumPy.
+
+        Parameters
+        ----------
+        x : native array
+            The array on the device.
+        """
         return np.asarray(x)
 
     def is_native(self, x: Any) -> bool:
-        """Whether ``x`` is already the runtime's native array type."""
+        """Whether ``x`` is already the runtime's native array type.
+
+        Parameters
+        ----------
+        x : object
+            The array asked about.
+        """
         return isinstance(x, np.ndarray)
 
     def prepare(self, variant: Variant, problem: Problem) -> None:
@@ -456,6 +529,13 @@ class Backend(abc.ABC):
         By default, calls it once on a small input of the problem's dtype,
         layout and parameters (at most 2 channels of 1024 samples, the
         catalogue's example arguments as native arrays), then :meth:`wait`.
+
+        Parameters
+        ----------
+        variant : Variant
+            The kernel to prepare.
+        problem : Problem
+            The problem it is about to be timed on.
         """
         from dspk.operations import OPERATIONS
 
@@ -534,6 +614,13 @@ class Backend(abc.ABC):
 
         The default uses :func:`time.perf_counter`; a GPU backend overrides
         it to synchronise the device or read events.
+
+        Parameters
+        ----------
+        call : callable
+            Runs the kernel once, without arguments.
+        repeat : int
+            How many timed runs.
         """
         call()
         seconds = []

@@ -259,6 +259,15 @@ class Recording:
         The file is mapped for this read only, so its pages do not stay in
         this process's memory; ``dtype`` (the file's by default) is converted
         to on the way. A file shorter than when it was opened raises ``OSError``.
+
+        Parameters
+        ----------
+        start, stop : int
+            The samples to read, ``start:stop``.
+        channels : slice, optional
+            The channels to read; all by default.
+        dtype : numpy.dtype, optional
+            The result's dtype; the file's by default.
         """
         with open(self.path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -270,7 +279,13 @@ class Recording:
             return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
 
     def mapped(self, channels: slice = slice(None)) -> np.ndarray:
-        """The samples of ``channels`` as a read-only memory map (for reading a few stretches)."""
+        """The samples of ``channels`` as a read-only memory map (for reading a few stretches).
+
+        Parameters
+        ----------
+        channels : slice, optional
+            The channels to map; all by default.
+        """
         return np.memmap(self.path, self.dtype, "r", self.offset, (self.samples, self.channels),
                          "F" if self.fortran_order else "C")[:, channels]
 

@@ -86,6 +86,18 @@ def variants_of(backend: Backend, op: str) -> tuple[Variant, ...]:
     with a :class:`dspk.registry.PluginWarning`. The kernels of a runtime
     declared for plugin API version 1 are called by position.
 
+    Parameters
+    ----------
+    backend : dspk.plugin.Backend
+        An open runtime's backend.
+    op : str
+        A kernel operation's name, such as ``"sosfilt"``.
+
+    Returns
+    -------
+    tuple of dspk.plugin.Variant
+        The variants kept.
+
     Examples
     --------
     >>> from dspk.registry import registry

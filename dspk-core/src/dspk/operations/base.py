@@ -176,12 +176,34 @@ class Operation:
         return tuple(self.signature.split(" -> ")[1].split(", "))
 
     def call(self, variant: Variant, args: Sequence[Any]) -> Any:
-        """Run ``variant`` on ``args`` (in calling order), by keyword."""
+        """Run ``variant`` on ``args`` (in calling order), by keyword.
+
+        Parameters
+        ----------
+        variant : dspk.plugin.Variant
+            A kernel of this operation.
+        args : sequence
+            The arguments, in the order of :attr:`inputs`.
+
+        Returns
+        -------
+        object
+            What the kernel returns.
+        """
         return variant.run(**dict(zip(self.inputs, args)))
 
     def device_args(self, backend, problem: Problem, rng: np.random.Generator) -> tuple:
         """:attr:`example_args` as calls pass them to ``backend``: data as its native
         arrays, float64 parameters and everything else as they are.
+
+        Parameters
+        ----------
+        backend : dspk.plugin.Backend
+            The backend whose arrays the data become.
+        problem : dspk.plugin.Problem
+            The problem to make example arguments for.
+        rng : numpy.random.Generator
+            The source of the example data.
 
         Examples
         --------

@@ -22,13 +22,17 @@ class WelchStream(Stream):
 
     Parameters
     ----------
-    fs, window, detrend, return_onesided, scaling, axis
-        As :func:`dspk.welch`'s.
+    {fs}
+    {window}
     nperseg : int, optional
         Length of each segment. Default 256 (a stream has no length to take
         the minimum with).
-    noverlap, nfft : int, optional
-        As :func:`dspk.welch`'s.
+    {noverlap}
+    {nfft}
+    {detrend}
+    {return_onesided}
+    {scaling}
+    {stream_axis}
     {runtime}
 
     Attributes
@@ -93,7 +97,14 @@ class WelchStream(Stream):
         return validation.compute_dtype(chunk, "chunk", allow_complex=True)
 
     def push(self, chunk) -> None:
-        """Take the next chunk into the average; returns None."""
+        """Take the next chunk into the average; returns None.
+
+        Parameters
+        ----------
+        chunk : array_like
+            The next samples, time along ``axis``; the same shape along the
+            other axes as the first chunk. Chunks of no samples are allowed.
+        """
         super().push(chunk)
 
     def _push(self, chunk: np.ndarray) -> None:

@@ -74,6 +74,11 @@ def select(names) -> None:
     """Restrict the runtimes under test to ``names``; an empty list tests every one.
 
     The pytest plugin calls this with the ``--dspk-runtime`` options.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Runtime names; repeats are dropped.
     """
     _selected[:] = list(dict.fromkeys(names))
 
@@ -95,7 +100,18 @@ def runtimes_under_test() -> list[str]:
 
 
 def open_backend(name: str) -> Backend:
-    """The runtime's backend, or a skip (a failure when required) that says why not."""
+    """The runtime's backend, or a skip (a failure when required) that says why not.
+
+    Parameters
+    ----------
+    name : str
+        The runtime's name.
+
+    Returns
+    -------
+    Backend
+        The runtime's opened backend.
+    """
     if name not in dspk.runtime.available():
         pytest.fail(f"runtime {name!r} is under test but not installed "
                     f"(installed: {', '.join(dspk.runtime.available())})")
@@ -115,6 +131,13 @@ NOT_IMPLEMENTED = re.compile(
 def not_implemented_reason(name: str, op: str) -> str:
     """The skip reason of a test of ``op`` on a runtime without it.
 
+    Parameters
+    ----------
+    name : str
+        The runtime's name.
+    op : str
+        The kernel operation's name.
+
     Examples
     --------
     >>> not_implemented_reason("toy", "lfilter")
@@ -132,6 +155,14 @@ def variant_params(op: str, **problem_params) -> list:
     support a problem with those parameters. A runtime that cannot open a
     device gives ``(runtime, None)``, for :func:`open_backend` to skip or fail;
     one without the operation gives a skipped parameter that says so.
+
+    Parameters
+    ----------
+    op : str
+        The kernel operation's name.
+    **problem_params
+        Extra parameters of a :class:`~dspk.plugin.Problem` that the
+        variants must support.
     """
     problem = Problem.make(op, "float64", 1, 1, "channel-major", **problem_params)
     params = []
@@ -159,6 +190,11 @@ def unimplemented(error: NotImplementedError) -> str | None:
 
     None when the error has another cause, such as a variant that does not
     support a problem: that remains a failure.
+
+    Parameters
+    ----------
+    error : NotImplementedError
+        The error a call raised.
     """
     if isinstance(error, OperationNotImplemented):
         name, op = error.runtime, error.missing[0]
@@ -177,6 +213,13 @@ def rel_l2(actual, expected) -> float:
 
     Fails the test when the shapes differ, ``actual`` is not finite, or one
     of the two is complex and the other is not.
+
+    Parameters
+    ----------
+    actual : array_like
+        The result checked.
+    expected : array_like
+        The reference.
 
     Examples
     --------
@@ -202,6 +245,15 @@ def assert_variants_agree(backend: Backend, op: str, problem: Problem) -> list[s
     arguments (the catalogue's, seeded, as the backend's native arrays), and
     each of its results must be within :data:`TOLERANCE` of the first
     variant's (relative L2 error).
+
+    Parameters
+    ----------
+    backend : Backend
+        The runtime's opened backend.
+    op : str
+        The kernel operation's name.
+    problem : Problem
+        The problem to run the variants on.
 
     Returns
     -------
