@@ -4,10 +4,14 @@
 or ``"single"``) takes a padded table of neighbours, one row per channel.
 
 - ``numba-bitwise-select`` (default): parallel over tiles of samples; for each
-  channel its neighbours' values of a tile are gathered into a samples-by-
-  neighbours buffer, and each sample's median comes from the common reference's
-  bitwise selection (:func:`dspk_cpu.multichannel.bitwise_select._reference`),
-  its mean summed in float64.
+  channel its neighbours' values of a tile are gathered into a neighbours-by-
+  samples buffer. Up to :data:`~dspk_cpu.multichannel.bitwise_select.SMALL`
+  neighbours (Neuropixels' annulus holds 5 to 7), each sample's median is read
+  off the values' ranks, counted branch-free with the samples as SIMD lanes;
+  more take the common reference's bitwise selection
+  (:func:`dspk_cpu.multichannel.bitwise_select._reference`). Both order the
+  values by the same integer keys, so they pick the same values. The mean is
+  summed in float64.
 - ``numpy-blocks``: channels with as many neighbours gathered together,
   :func:`numpy.median` or :func:`numpy.mean` across them, block of samples by
   block, on threads.
@@ -20,12 +24,52 @@ from numba import njit, prange
 
 from dspk_cpu import compiling
 from dspk_cpu.layout import channel_major
-from dspk_cpu.multichannel.bitwise_select import TILE, _reference
+from dspk_cpu.multichannel.bitwise_select import SMALL, TILE, _reference
 from dspk_cpu.multichannel.blocks import sample_blocks
 from dspk_cpu.threads import on_threads, use_numba_threads
 
 #: Elements below which another thread costs more to wake than it saves.
 MIN_WORK_PER_THREAD = 1 << 15
+
+
+@njit(inline="always")
+def _ranked_median(values, keys, n, m, refs, middles, ranks):
+    """Each of ``n`` samples' median of ``m <= SMALL`` values, into ``refs`` (float64).
+
+    ``values`` and ``keys`` are (neighbours, samples) tiles: ``keys`` the values'
+    order keys (bitwise_select's map), so the order and its ties are the bitwise
+    selection's. ``refs`` holds ``2 * n`` floats, ``middles`` two rows of keys and
+    ``ranks`` ``n`` integers, all scratch. A value's rank is the number of keys
+    below it, ties broken by position: every rank is taken once, and the ranks
+    ``m // 2`` (and ``m // 2 - 1`` for an even ``m``) are the middles. Branch-free,
+    with the samples as SIMD lanes.
+    """
+    rank = m // 2
+    upper_key, lower_key = middles[0], middles[1]
+    for w in range(n):
+        upper_key[w] = 0
+        lower_key[w] = 0
+    for i in range(m):
+        for w in range(n):
+            ranks[w] = 0
+        for j in range(m):
+            if j < i:
+                for w in range(n):
+                    ranks[w] += keys[j, w] <= keys[i, w]
+            elif j > i:
+                for w in range(n):
+                    ranks[w] += keys[j, w] < keys[i, w]
+        for w in range(n):
+            if ranks[w] == rank:
+                upper_key[w] = keys[i, w]
+                refs[w] = np.float64(values[i, w])
+            elif ranks[w] == rank - 1:
+                lower_key[w] = keys[i, w]
+                refs[n + w] = np.float64(values[i, w])
+    if m % 2 == 0:
+        for w in range(n):
+            if lower_key[w] != upper_key[w]:
+                refs[w] = (refs[w] + refs[n + w]) / 2.0
 
 
 @njit(cache=True, parallel=True)
@@ -34,25 +78,61 @@ def _subtract_neighbours(x, y, samples_by_channels, table, counts, use_median, s
     """``x`` and ``y`` C-contiguous, samples by channels or channels by samples."""
     samples = x.shape[0] if samples_by_channels else x.shape[1]
     channels, width = table.shape
+    shift = signed.dtype.type(8 * x.itemsize - 1)
+    lowest = signed.dtype.type(1) << shift
     for item in prange((samples + TILE - 1) // TILE):
         t0 = item * TILE
         n = min(TILE, samples - t0)
-        keys = np.empty(width, unsigned.dtype)
+        keys = np.empty((width, TILE), unsigned.dtype)
         spare = np.empty(width, unsigned.dtype)
+        column = np.empty(width, x.dtype)
+        column_keys = np.empty(width, unsigned.dtype)
         bits = np.empty(1, signed.dtype)
-        tile = np.empty((TILE, width), x.dtype)
+        tile = np.empty((width, TILE), x.dtype)
+        refs = np.empty(2 * TILE)
+        middles = np.empty((2, TILE), unsigned.dtype)
+        ranks = np.empty(TILE, np.int64)
+        nan = np.empty(TILE, np.bool_)
         for c in range(channels):
             m = counts[c]
             for k in range(m):
                 j = table[c, k]
                 for w in range(n):
-                    tile[w, k] = x[t0 + w, j] if samples_by_channels else x[j, t0 + w]
+                    tile[k, w] = x[t0 + w, j] if samples_by_channels else x[j, t0 + w]
+            if m == 0:
+                for w in range(n):
+                    refs[w] = 0.0
+            elif not use_median:
+                for w in range(n):
+                    refs[w] = 0.0
+                for k in range(m):
+                    for w in range(n):
+                        refs[w] += tile[k, w]
+                for w in range(n):
+                    refs[w] /= m
+            elif m <= SMALL:
+                raw = tile.view(signed.dtype)
+                for w in range(n):
+                    nan[w] = False
+                for k in range(m):
+                    for w in range(n):
+                        nan[w] |= tile[k, w] != tile[k, w]
+                        keys[k, w] = unsigned.dtype.type(raw[k, w] ^ ((raw[k, w] >> shift)
+                                                                      | lowest))
+                _ranked_median(tile, keys, n, m, refs, middles, ranks)
+                for w in range(n):
+                    if nan[w]:
+                        refs[w] = np.nan
+            else:
+                for w in range(n):
+                    for k in range(m):
+                        column[k] = tile[k, w]
+                    refs[w] = _reference(column[:m], True, column_keys, spare, bits)
             for w in range(n):
-                ref = _reference(tile[w, :m], use_median, keys, spare, bits) if m else 0.0
                 if samples_by_channels:
-                    y[t0 + w, c] = x[t0 + w, c] - ref
+                    y[t0 + w, c] = x[t0 + w, c] - refs[w]
                 else:
-                    y[c, t0 + w] = x[c, t0 + w] - ref
+                    y[c, t0 + w] = x[c, t0 + w] - refs[w]
 
 
 def _counts(neighbours: np.ndarray) -> np.ndarray:
