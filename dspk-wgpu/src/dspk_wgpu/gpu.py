@@ -1,4 +1,4 @@
-"""The opened device: buffers, shader pipelines made once, and batches of dispatches.
+r"""The opened device: buffers, shader pipelines made once, and batches of dispatches.
 
 Kernels describe their work as a list of :class:`Dispatch` (a pipeline, its
 precision, its integer parameters, its storage buffers and a workgroup grid)
@@ -16,13 +16,48 @@ opened with the ``shader-f64`` feature (:attr:`Gpu.f64`). Vulkan has no 64-bit s
 cosine, exponential, logarithm or arctangent, so no shader uses them on
 ``real``: such tables are computed on the host in float64 and uploaded, and
 what a shader must compute itself comes from a library file per precision.
-A line ``//! include NAME`` in a shader stands for ``shaders/lib_NAME_f32.wgsl``
-or ``shaders/lib_NAME_f64.wgsl`` (:func:`shader_code`): the float32 one may
-call WGSL's built-ins, the float64 one computes from arithmetic and ``sqrt``.
+
+A shader file states its interface and its shared pieces in directive lines
+(``//!`` at the start of a line), which :func:`shader_code` expands:
+
+``//! params NAME NAME:u32 ...``
+    The integer parameters a :class:`Dispatch` passes, in order: the
+    ``struct Params`` of :data:`PARAM_FIELDS` 32-bit fields (``i32``, or
+    ``u32`` where written ``NAME:u32``; unnamed ones padded as ``_pK: i32``)
+    and ``@group(0) @binding(0) var<uniform> p: Params;``. Several
+    consecutive ``//! params`` lines continue one list.
+``//! read NAME: TYPE`` and ``//! read_write NAME: TYPE``
+    The storage buffers, bound at 1, 2, ... in the order of these lines (the
+    order of :attr:`Dispatch.buffers`):
+    ``@group(0) @binding(N) var<storage, read> NAME: TYPE;``.
+``//! include NAME``
+    ``shaders/lib_NAME.wgsl`` where it exists (code the same in both
+    precisions, such as complex arithmetic on ``vec2<real>``), else
+    ``shaders/lib_NAME_f32.wgsl`` or ``shaders/lib_NAME_f64.wgsl``: the
+    float32 one may call WGSL's built-ins, the float64 one computes from
+    arithmetic and ``sqrt``. Library files hold no directives.
+
+For example (:func:`expand`):
+
+>>> print(expand("//! params n mode shift:u32\n//! read x: array<real>\n"
+...              "//! read_write bins: array<atomic<u32>>\n"), end="")
+struct Params {
+    n: i32, mode: i32, shift: u32, _p3: i32,
+    _p4: i32, _p5: i32, _p6: i32, _p7: i32,
+    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
+    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
+}
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<real>;
+@group(0) @binding(2) var<storage, read_write> bins: array<atomic<u32>>;
+
+:meth:`Gpu.run` refuses a dispatch that passes more parameters than its
+shader names (:func:`shader_params`).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import struct
@@ -111,25 +146,114 @@ def real_words(value: float, real: str) -> tuple[int, int, int]:
 
 
 _INCLUDE = re.compile(r"^//! include (\w+)$", re.MULTILINE)
+#: A run of consecutive ``//! params`` lines.
+_PARAMS = re.compile(r"^//! params .*(?:\n//! params .*)*$", re.MULTILINE)
+_PARAM = re.compile(r"(\w+)(?::(i32|u32))?")
+_BUFFER = re.compile(r"^//! (read_write|read) (\w+): ([^;\n]+)$", re.MULTILINE)
+_DIRECTIVE = re.compile(r"^//! (\w+)", re.MULTILINE)
 
 
 def _shader_file(name: str) -> str:
     return files("dspk_wgpu").joinpath("shaders", f"{name}.wgsl").read_text()
 
 
+def _library(name: str, real: str) -> str:
+    """The file ``//! include name`` brings in at precision ``real``."""
+    shared = files("dspk_wgpu").joinpath("shaders", f"lib_{name}.wgsl")
+    return shared.read_text() if shared.is_file() else _shader_file(f"lib_{name}_{real}")
+
+
+def _param_fields(text: str) -> list[tuple[str, str]]:
+    """The (name, type) of the fields that a shader text's ``//! params`` lines name."""
+    runs = _PARAMS.findall(text)
+    if len(runs) > 1:
+        raise ValueError("a shader has one run of '//! params' lines")
+    fields: list[tuple[str, str]] = []
+    for line in runs[0].splitlines() if runs else ():
+        for token in line.split()[2:]:
+            match = _PARAM.fullmatch(token)
+            if not match:
+                raise ValueError(f"'//! params': {token!r} is not NAME or NAME:i32 or NAME:u32")
+            fields.append((match.group(1), match.group(2) or "i32"))
+    names = [name for name, _ in fields]
+    if len(set(names)) < len(names) or len(fields) > PARAM_FIELDS:
+        raise ValueError(f"'//! params' names {len(fields)} fields, some twice or more "
+                         f"than {PARAM_FIELDS}: {' '.join(names)}")
+    return fields
+
+
+def _params_struct(fields: list[tuple[str, str]]) -> str:
+    """``struct Params`` of :data:`PARAM_FIELDS` fields, four a line, and the uniform ``p``."""
+    fields = fields + [(f"_p{k}", "i32") for k in range(len(fields), PARAM_FIELDS)]
+    lines = ["    " + " ".join(f"{name}: {kind}," for name, kind in fields[k:k + 4])
+             for k in range(0, PARAM_FIELDS, 4)]
+    return ("struct Params {\n" + "\n".join(lines) + "\n}\n"
+            "@group(0) @binding(0) var<uniform> p: Params;")
+
+
+def expand(text: str) -> str:
+    """A shader's text with its ``//! params``, ``//! read`` and ``//! read_write``
+    lines replaced by the WGSL they stand for (see the module's description).
+
+    Parameters
+    ----------
+    text : str
+        The text of a shader file (``//! include`` lines are left as they are).
+
+    Returns
+    -------
+    str
+        The text with ``struct Params``, the uniform ``p`` and the storage
+        bindings 1, 2, ... declared where the directives stood.
+
+    Raises
+    ------
+    ValueError
+        For a directive this module does not know, a malformed ``//! params``
+        list, or more than :data:`PARAM_FIELDS` fields.
+    """
+    for directive in _DIRECTIVE.findall(text):
+        if directive not in ("params", "read", "read_write", "include"):
+            raise ValueError(f"unknown shader directive '//! {directive}'")
+    fields = _param_fields(text)
+    text = _PARAMS.sub(lambda m: _params_struct(fields), text)
+    binding = itertools.count(1)
+    return _BUFFER.sub(lambda m: f"@group(0) @binding({next(binding)}) "
+                                 f"var<storage, {m.group(1)}> {m.group(2)}: {m.group(3)};", text)
+
+
+def shader_params(name: str) -> tuple[str, ...]:
+    """The names of ``shaders/<name>.wgsl``'s parameters, as its ``//! params`` lines
+    give them (the order of :attr:`Dispatch.params`).
+
+    Examples
+    --------
+    >>> shader_params("channels_covariance_sum")
+    ('channels', 'chunks', 'first')
+    """
+    return tuple(name for name, _ in _param_fields(_shader_file(name)))
+
+
+def _libraries(text: str) -> list[str]:
+    """The library files a shader text includes, in both precisions."""
+    return list(dict.fromkeys(_library(lib, real) for lib in _INCLUDE.findall(text)
+                              for real in REAL_BYTES))
+
+
 def shader_source(name: str) -> str:
-    """The text of ``shaders/<name>.wgsl``, written on the type ``real``, followed by the
-    library files it includes in both precisions: all the code a change of which changes
-    the shader (for :func:`dspk.plugin.source_hash`)."""
-    text = _shader_file(name)
-    return text + "".join(_shader_file(f"lib_{lib}_{real}")
-                          for lib in _INCLUDE.findall(text) for real in REAL_BYTES)
+    """All the code a change of which changes ``shaders/<name>.wgsl`` (for
+    :func:`dspk.plugin.source_hash`): its text with the directives expanded, as
+    :func:`expand` writes it today, then the library files it includes, in both
+    precisions."""
+    text = expand(_shader_file(name))
+    return text + "".join(_libraries(text))
 
 
 def shader_code(name: str, real: str) -> str:
-    """``shaders/<name>.wgsl`` with its ``//! include`` lines replaced by the library
-    files of precision ``real`` (without the :func:`prelude`)."""
-    return _INCLUDE.sub(lambda m: _shader_file(f"lib_{m.group(1)}_{real}"), _shader_file(name))
+    """``shaders/<name>.wgsl`` with its directives expanded (:func:`expand`) and its
+    ``//! include`` lines replaced by the library files of precision ``real`` (without
+    the :func:`prelude`)."""
+    return _INCLUDE.sub(lambda m: _library(m.group(1), real), expand(_shader_file(name)))
 
 
 def prelude(real: str, fft_points: int = FFT_POINTS) -> str:
@@ -185,6 +309,8 @@ class Gpu:
     #: ``max-storage-buffer-binding-size`` unless lowered (tests do).
     max_binding: int = 0
     _pipelines: dict[tuple[str, str, tuple], Any] = field(default_factory=dict)
+    #: How many parameters each shader built here names (:func:`shader_params`).
+    _param_counts: dict[str, int] = field(default_factory=dict)
     _fence: Any = None
     #: While :meth:`timed` runs, in its thread only (``stamps``): the buffers
     #: each compute pass resolves its start and end timestamps into.
@@ -254,6 +380,7 @@ class Gpu:
                 raise ValueError(f"shader {name!r}: precision {real!r} is not available "
                                  "on this device")
             label = f"{name}[{real}]" + "".join(f"[{k}={v}]" for k, v in constants)
+            self._param_counts[name] = len(shader_params(name))
             module = self.device.create_shader_module(
                 code=prelude(real, self.local_points(real)) + shader_code(name, real), label=label)
             self._pipelines[key] = self.device.create_compute_pipeline(
@@ -331,6 +458,12 @@ class Gpu:
             compute = encoder.begin_compute_pass(timestamp_writes=self._timestamp_writes())
             for k, dispatch in enumerate(dispatches):
                 pipeline = self.pipeline(dispatch.pipeline, dispatch.real, dispatch.constants)
+                if len(dispatch.params) > self._param_counts[dispatch.pipeline]:
+                    raise ValueError(
+                        f"shader {dispatch.pipeline!r} names "
+                        f"{self._param_counts[dispatch.pipeline]} parameters "
+                        f"({' '.join(shader_params(dispatch.pipeline))}); a dispatch passes "
+                        f"{len(dispatch.params)}")
                 entries = [{"binding": 0, "resource": {"buffer": uniforms, "offset": k * stride,
                                                        "size": 4 * PARAM_FIELDS}}]
                 entries += [{"binding": i + 1, "resource": {"buffer": buffer}}

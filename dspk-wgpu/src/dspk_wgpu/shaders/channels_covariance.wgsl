@@ -5,19 +5,13 @@
 // (chunk `chunk0 + z` of the signal) writes its (channels x channels) slab z
 // of `partial`.
 
-struct Params {
-    channels: i32, n: i32, chunk_len: i32, chunk0: i32,
-    x_offset: i32, x_sc: i32, x_st: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels n chunk_len chunk0 x_offset x_sc x_st
 
 const TILE: i32 = 16;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> mean: array<real>;
-@group(0) @binding(3) var<storage, read_write> partial: array<real>;
+//! read x: array<real>
+//! read mean: array<real>
+//! read_write partial: array<real>
 
 var<workgroup> rows_i: array<array<real, 16>, 16>;
 var<workgroup> rows_j: array<array<real, 16>, 16>;

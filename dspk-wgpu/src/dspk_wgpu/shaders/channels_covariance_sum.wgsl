@@ -3,17 +3,11 @@
 // `carry`, so that many chunks lose no accuracy. `first` starts the sums at 0.
 // One invocation per element (row i = workgroup y).
 
-struct Params {
-    channels: i32, chunks: i32, first: i32, _p3: i32,
-    _p4: i32, _p5: i32, _p6: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels chunks first
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> partial: array<real>;
-@group(0) @binding(2) var<storage, read_write> sums: array<real>;
-@group(0) @binding(3) var<storage, read_write> carry: array<real>;
+//! read partial: array<real>
+//! read_write sums: array<real>
+//! read_write carry: array<real>
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

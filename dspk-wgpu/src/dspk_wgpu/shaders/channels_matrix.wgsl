@@ -3,21 +3,15 @@
 // of W and the 16 channels x 64 samples of x they meet pass through workgroup
 // memory, 16 input channels at a time.
 
-struct Params {
-    channels: i32, n: i32, tile0: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels n tile0 x_offset x_sc x_st y_sc y_st
 
 const TILE: i32 = 16;
 const WIDE: i32 = 64;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> w: array<real>;
-@group(0) @binding(2) var<storage, read> x: array<real>;
-@group(0) @binding(3) var<storage, read> mean: array<real>;
-@group(0) @binding(4) var<storage, read_write> y: array<real>;
+//! read w: array<real>
+//! read x: array<real>
+//! read mean: array<real>
+//! read_write y: array<real>
 
 var<workgroup> w_tile: array<array<real, 16>, 16>;
 var<workgroup> x_tile: array<array<real, 64>, 16>;

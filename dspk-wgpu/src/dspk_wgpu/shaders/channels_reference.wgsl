@@ -18,21 +18,15 @@
 // channel c and only channel c is written: it less its group's reference, or
 // as it is when the group is empty.
 
-struct Params {
-    n: i32, groups: i32, use_median: i32, zero_group: i32,
-    block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    y_sc: i32, y_st: i32, local: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params n groups use_median zero_group block0 x_offset x_sc x_st y_sc y_st local
 
 //! include keys
 
 override WORKGROUP: u32;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<i32>;
-@group(0) @binding(2) var<storage, read> x: array<real>;
-@group(0) @binding(3) var<storage, read_write> y: array<real>;
+//! read table: array<i32>
+//! read x: array<real>
+//! read_write y: array<real>
 
 fn value(c: i32, t: i32) -> real {
     return x[p.x_offset + c * p.x_sc + t * p.x_st];

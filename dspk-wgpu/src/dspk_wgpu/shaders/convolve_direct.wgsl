@@ -4,21 +4,16 @@
 // through workgroup memory TILE at a time beside the 2 TILE - 1 input samples
 // they meet. A dispatch covers a bounded range of taps; later ranges add to `y`.
 
-struct Params {
-    n: i32, taps: i32, h_rows: i32, out_len: i32,
-    tap0: i32, tap_count: i32, accumulate: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
-    h_offset: i32, h_sr: i32, h_st: i32, tile0: i32,
-}
+//! params n taps h_rows out_len tap0 tap_count accumulate x_offset x_sc x_st y_sc y_st h_offset
+//! params h_sr h_st tile0
 
 override WORKGROUP: u32;
 override TILE: i32 = i32(WORKGROUP);
 override SPAN: u32 = 2u * WORKGROUP;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> h: array<real>;
-@group(0) @binding(3) var<storage, read_write> y: array<real>;
+//! read x: array<real>
+//! read h: array<real>
+//! read_write y: array<real>
 
 var<workgroup> taps_tile: array<real, WORKGROUP>;
 var<workgroup> x_tile: array<real, SPAN>;

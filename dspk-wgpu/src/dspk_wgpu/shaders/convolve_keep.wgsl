@@ -4,16 +4,11 @@
 // taps - 1 samples, whose circular wrap-around is dropped. Invocation
 // (t_begin + x, c_first + y) writes it if its row is in row_begin .. row_end - 1.
 
-struct Params {
-    keep: i32, taps: i32, blocks: i32, out_len: i32,
-    first: i32, row_begin: i32, row_end: i32, frame_len: i32,
-    frame_offset: i32, y_sc: i32, y_st: i32, c_first: i32,
-    t_begin: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params keep taps blocks out_len first row_begin row_end frame_len frame_offset y_sc y_st c_first
+//! params t_begin
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> frames: array<real>;
-@group(0) @binding(2) var<storage, read_write> y: array<real>;
+//! read frames: array<real>
+//! read_write y: array<real>
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -4,16 +4,10 @@
 // complex128) arrive with a last dimension of their words, of stride 1. Words
 // are copied as u32, bit for bit, whatever the dtype.
 
-struct Params {
-    total: i32, offset: i32, first: i32, _p3: i32,
-    shape0: i32, shape1: i32, shape2: i32, shape3: i32,
-    stride0: i32, stride1: i32, stride2: i32, stride3: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params total offset first _p3 shape0 shape1 shape2 shape3 stride0 stride1 stride2 stride3
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+//! read src: array<u32>
+//! read_write dst: array<u32>
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

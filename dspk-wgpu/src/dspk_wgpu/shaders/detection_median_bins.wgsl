@@ -11,23 +11,17 @@
 // 256 samples of one channel, gathers in workgroup memory, and adds to the
 // global bins with atomics.
 
-struct Params {
-    n: i32, mode: i32, shift: u32, centred: i32,
-    block0: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    word: u32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params n mode shift:u32 centred block0 x_offset x_sc x_st word:u32
 
 const GROUP: i32 = 256;
 const PER_LANE: i32 = 64;
 
 //! include keys
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> centre: array<real>;
-@group(0) @binding(3) var<storage, read> prefixes: array<u32>;
-@group(0) @binding(4) var<storage, read_write> bins: array<atomic<u32>>;
+//! read x: array<real>
+//! read centre: array<real>
+//! read prefixes: array<u32>
+//! read_write bins: array<atomic<u32>>
 
 var<workgroup> local_bins: array<atomic<u32>, 256>;
 

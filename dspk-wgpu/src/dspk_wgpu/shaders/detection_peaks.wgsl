@@ -7,22 +7,16 @@
 // with NaN). A peak takes the next slot of `count` and, below `capacity`,
 // writes its sample, channel and value there; the host sorts them.
 
-struct Params {
-    n: i32, negative: i32, positive: i32, exclude: i32,
-    width: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    block0: i32, capacity: u32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params n negative positive exclude width x_offset x_sc x_st block0 capacity:u32
 
 //! include keys
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> levels: array<real>;
-@group(0) @binding(3) var<storage, read> neighbours: array<i32>;
-@group(0) @binding(4) var<storage, read_write> count: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> found: array<i32>;
-@group(0) @binding(6) var<storage, read_write> amplitudes: array<real>;
+//! read x: array<real>
+//! read levels: array<real>
+//! read neighbours: array<i32>
+//! read_write count: array<atomic<u32>>
+//! read_write found: array<i32>
+//! read_write amplitudes: array<real>
 
 fn at(c: i32, t: i32) -> real {
     return x[p.x_offset + c * p.x_sc + t * p.x_st];

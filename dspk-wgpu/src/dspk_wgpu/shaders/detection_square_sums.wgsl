@@ -2,19 +2,13 @@
 // one chunk of CHUNK samples of one channel, 256-strided, then reduces in
 // workgroup memory; the host adds the chunks' sums in float64.
 
-struct Params {
-    n: i32, chunk: i32, block0: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, channels: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params n chunk block0 x_offset x_sc x_st channels
 
 const GROUP: i32 = 256;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> centre: array<real>;
-@group(0) @binding(3) var<storage, read_write> sums: array<real>;
+//! read x: array<real>
+//! read centre: array<real>
+//! read_write sums: array<real>
 
 var<workgroup> partial: array<real, 256>;
 

@@ -3,20 +3,14 @@
 // detrend_sums) into its mean and least-squares slope on the centred index
 // r(t), whose squares sum to L (L^2 - 1) / 12; the slope is 0 for `linear` 0.
 
-struct Params {
-    channels: i32, components: i32, chunk0: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, y_sc: i32, y_st: i32,
-    linear: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels components chunk0 x_offset x_sc x_st y_sc y_st linear
 
 const GROUP: i32 = 256;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> chunks: array<i32>;
-@group(0) @binding(2) var<storage, read> sums: array<real>;
-@group(0) @binding(3) var<storage, read> x: array<real>;
-@group(0) @binding(4) var<storage, read_write> y: array<real>;
+//! read chunks: array<i32>
+//! read sums: array<real>
+//! read x: array<real>
+//! read_write y: array<real>
 
 var<workgroup> trend: vec2<real>;
 

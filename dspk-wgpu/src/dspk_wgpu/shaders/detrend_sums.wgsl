@@ -6,19 +6,13 @@
 // Complex data (`components` 2) is real data with twice the channels: channel
 // k is component k % 2 of complex channel k / 2.
 
-struct Params {
-    channels: i32, components: i32, chunk0: i32, x_offset: i32,
-    x_sc: i32, x_st: i32, _p6: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels components chunk0 x_offset x_sc x_st
 
 const GROUP: i32 = 256;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> chunks: array<i32>;
-@group(0) @binding(2) var<storage, read> x: array<real>;
-@group(0) @binding(3) var<storage, read_write> sums: array<real>;
+//! read chunks: array<i32>
+//! read x: array<real>
+//! read_write sums: array<real>
 
 var<workgroup> plain: array<real, 256>;
 var<workgroup> ramped: array<real, 256>;

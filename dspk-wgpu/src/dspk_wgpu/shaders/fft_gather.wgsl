@@ -9,16 +9,10 @@
 // mode 2: work[k] = sample k for k <= length / 2, else conj(sample length - k)
 //         (the Hermitian extension of a one-sided spectrum, odd length).
 
-struct Params {
-    mode: i32, complex_in: i32, rows: i32, length: i32,
-    x_offset: i32, x_rs: i32, x_step: i32, x_len: i32,
-    pad: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params mode complex_in rows length x_offset x_rs x_step x_len pad
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read_write> work: array<vec2<real>>;
+//! read x: array<real>
+//! read_write work: array<vec2<real>>
 
 fn sample(row: i32, t: i32) -> vec2<real> {
     let s = t - p.pad;

@@ -1,17 +1,11 @@
 // Bluestein's pointwise products: out[row, k] = in[row, k] * table[k] for
 // k < in_len, 0 for in_len <= k < length (a crop or zero padding of each row).
 
-struct Params {
-    rows: i32, length: i32, in_len: i32, in_rs: i32,
-    _p4: i32, _p5: i32, _p6: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params rows length in_len in_rs
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> src: array<vec2<real>>;
-@group(0) @binding(3) var<storage, read_write> dst: array<vec2<real>>;
+//! read table: array<vec2<real>>
+//! read src: array<vec2<real>>
+//! read_write dst: array<vec2<real>>
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>,

@@ -11,17 +11,12 @@
 //     whose unnormalised inverse FFT holds n x[2j] + i n x[2j+1].
 // Views count complex elements: offset, row stride, step.
 
-struct Params {
-    mode: i32, rows: i32, half: i32, scale: i32,
-    in_offset: i32, in_rs: i32, in_step: i32, x_len: i32,
-    out_offset: i32, out_rs: i32, out_step: i32, scale_mid: i32,
-    scale_lo: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params mode rows half scale in_offset in_rs in_step x_len out_offset out_rs out_step scale_mid
+//! params scale_lo
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> inv: array<vec2<real>>;
-@group(0) @binding(3) var<storage, read_write> outv: array<vec2<real>>;
+//! read table: array<vec2<real>>
+//! read inv: array<vec2<real>>
+//! read_write outv: array<vec2<real>>
 
 fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {
     return vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);

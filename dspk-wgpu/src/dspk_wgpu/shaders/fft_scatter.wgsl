@@ -7,16 +7,10 @@
 // mode 2: real output unpacked from pairs: real sample s = j + skip is the
 //         real (s even) or imaginary (s odd) part of work[s / 2].
 
-struct Params {
-    mode: i32, rows: i32, length: i32, work_rs: i32,
-    skip: i32, y_offset: i32, y_rs: i32, y_step: i32,
-    scale: i32, scale_mid: i32, scale_lo: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params mode rows length work_rs skip y_offset y_rs y_step scale scale_mid scale_lo
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> work: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read_write> y: array<real>;
+//! read work: array<vec2<real>>
+//! read_write y: array<real>
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>,

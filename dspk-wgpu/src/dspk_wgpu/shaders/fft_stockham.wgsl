@@ -22,12 +22,8 @@
 // conjugates. No normalisation is applied here. Butterflies name their values
 // rather than index arrays, which keeps them in registers.
 
-struct Params {
-    n: i32, tw_stride: i32, transforms: i32, per_group: i32,
-    inner_count: i32, in_outer: i32, in_inner: i32, in_step: i32,
-    out_outer: i32, out_inner: i32, out_step: i32, inverse: i32,
-    out_twiddle: i32, order: i32, mode: i32, span: i32,
-}
+//! params n tw_stride transforms per_group inner_count in_outer in_inner in_step out_outer
+//! params out_inner out_step inverse out_twiddle order mode span
 
 const WORKGROUP: i32 = 256;
 // Points per workgroup-memory half: 1024, fewer on devices with little
@@ -39,10 +35,9 @@ const COS_4PI_5: real = -0.8090169943749475;
 const SIN_2PI_5: real = 0.9510565162951535;
 const SIN_4PI_5: real = 0.5877852522924731;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> src: array<vec2<real>>;
-@group(0) @binding(3) var<storage, read_write> dst: array<vec2<real>>;
+//! read table: array<vec2<real>>
+//! read src: array<vec2<real>>
+//! read_write dst: array<vec2<real>>
 
 // Two halves, the stages' input and output in turn.
 var<workgroup> points: array<vec2<real>, 2 * POINTS>;

@@ -8,16 +8,10 @@
 //         the row's factor j, table[2 (row n + j) + (0, 1)] (n factors a row,
 //         complex; computed on the host, so no shader needs a cosine).
 
-struct Params {
-    mode: i32, rows: i32, count: i32, rs: i32,
-    n: i32, _p5: i32, _p6: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params mode rows count rs n
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> table: array<real>;
-@group(0) @binding(2) var<storage, read_write> spectrum: array<vec2<real>>;
+//! read table: array<real>
+//! read_write spectrum: array<vec2<real>>
 
 fn analytic_weight(k: i32) -> real {
     if (k == 0 || 2 * k == p.n) {

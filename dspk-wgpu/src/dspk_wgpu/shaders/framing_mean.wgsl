@@ -6,18 +6,13 @@
 // segment 0 writes, later ones add, and the one holding its last segment
 // scales by weight / segments. `out` is real (cross = 0) or complex pairs.
 
-struct Params {
-    bins: i32, segments: i32, first: i32, row_begin: i32,
-    row_end: i32, cross: i32, out_sc: i32, out_sb: i32,
-    c_first: i32, x_offset: i32, x_sr: i32, x_sb: i32,
-    y_offset: i32, y_sr: i32, y_sb: i32, _p15: i32,
-}
+//! params bins segments first row_begin row_end cross out_sc out_sb c_first x_offset x_sr x_sb
+//! params y_offset y_sr y_sb
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> xs: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> ys: array<vec2<real>>;
-@group(0) @binding(3) var<storage, read> weights: array<real>;
-@group(0) @binding(4) var<storage, read_write> out: array<real>;
+//! read xs: array<vec2<real>>
+//! read ys: array<vec2<real>>
+//! read weights: array<real>
+//! read_write out: array<real>
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -13,23 +13,18 @@
 // between them in `state`: per (channel, bin) SLOT words, lo, hi and the
 // smallest key above (two words each, for both parts) and the two counts.
 
-struct Params {
-    bins: i32, segments: i32, c0: i32, step: i32,
-    seg_begin: i32, seg_end: i32, cross: i32, out_sc: i32,
-    out_sb: i32, x_offset: i32, x_sr: i32, x_sb: i32,
-    y_offset: i32, y_sr: i32, y_sb: i32, _p15: i32,
-}
+//! params bins segments c0 step seg_begin seg_end cross out_sc out_sb x_offset x_sr x_sb y_offset
+//! params y_sr y_sb
 
 const SLOT: i32 = 14;
 
 //! include keys
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> xs: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> ys: array<vec2<real>>;
-@group(0) @binding(3) var<storage, read> weights: array<real>;
-@group(0) @binding(4) var<storage, read_write> state: array<u32>;
-@group(0) @binding(5) var<storage, read_write> out: array<real>;
+//! read xs: array<vec2<real>>
+//! read ys: array<vec2<real>>
+//! read weights: array<real>
+//! read_write state: array<u32>
+//! read_write out: array<real>
 
 // Segment s's product, both parts (the imaginary part is 0 without cross).
 fn product(r: i32, b: i32) -> vec2<real> {

@@ -7,18 +7,13 @@
 // its last segment divides by divisor[u - trim]. Only u in trim .. trim +
 // out_len - 1 is kept. Complex frames (complex = 1) are vec2 pairs.
 
-struct Params {
-    nperseg: i32, step: i32, segments: i32, trim: i32,
-    out_len: i32, first: i32, row_begin: i32, row_end: i32,
-    complex: i32, frame_len: i32, c_first: i32, u_begin: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params nperseg step segments trim out_len first row_begin row_end complex frame_len c_first
+//! params u_begin
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> frames: array<real>;
-@group(0) @binding(2) var<storage, read> window: array<real>;
-@group(0) @binding(3) var<storage, read> divisor: array<real>;
-@group(0) @binding(4) var<storage, read_write> out: array<real>;
+//! read frames: array<real>
+//! read window: array<real>
+//! read divisor: array<real>
+//! read_write out: array<real>
 
 fn frame(r: i32, i: i32) -> vec2<real> {
     let k = (r - p.first) * p.frame_len + i;

@@ -11,19 +11,14 @@
 // complex input and output (vec2 pairs in the real arrays), bit 1 multiply by
 // the window, bit 2 one input channel shared by every row.
 
-struct Params {
-    n: i32, left: i32, right: i32, boundary: i32,
-    step: i32, nperseg: i32, nfft: i32, detrend: i32,
-    segments: i32, x_offset: i32, x_sc: i32, x_st: i32,
-    row0: i32, flags: i32, first: i32, _p15: i32,
-}
+//! params n left right boundary step nperseg nfft detrend segments x_offset x_sc x_st row0 flags
+//! params first
 
 const LANES: i32 = 256;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<real>;
-@group(0) @binding(2) var<storage, read> window: array<real>;
-@group(0) @binding(3) var<storage, read_write> frames: array<real>;
+//! read x: array<real>
+//! read window: array<real>
+//! read_write frames: array<real>
 
 // Per lane: (sum of v, sum of (t - centre) v), real and imaginary parts.
 var<workgroup> sums: array<vec4<real>, 256>;

@@ -5,18 +5,12 @@
 // bin_end - 1 and carries (previous raw angle, total shift) in `carry` to the
 // next dispatch.
 
-struct Params {
-    lines: i32, segments: i32, bin_begin: i32, bin_end: i32,
-    out_sc: i32, out_sb: i32, out_ss: i32, line0: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params lines segments bin_begin bin_end out_sc out_sb out_ss line0
 
 const PI: real = 3.141592653589793;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> carry: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read_write> out: array<real>;
+//! read_write carry: array<vec2<real>>
+//! read_write out: array<real>
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -7,19 +7,14 @@
 // at Nyquist: those imaginary parts, rounding noise, are set to 0 so that
 // their angle is 0 or pi exactly.
 
-struct Params {
-    bins: i32, segments: i32, first: i32, row0: i32,
-    rows_end: i32, value: i32, out_sc: i32, out_sb: i32,
-    out_ss: i32, z_offset: i32, z_sr: i32, z_sb: i32,
-    onesided_nfft: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params bins segments first row0 rows_end value out_sc out_sb out_ss z_offset z_sr z_sb
+//! params onesided_nfft
 
 //! include atan2
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> spectra: array<vec2<real>>;
-@group(0) @binding(2) var<storage, read> weights: array<real>;
-@group(0) @binding(3) var<storage, read_write> out: array<real>;
+//! read spectra: array<vec2<real>>
+//! read weights: array<real>
+//! read_write out: array<real>
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -21,12 +21,8 @@
 // A workgroup holds WORKGROUP channels of one block (the tuner's choice, a
 // pipeline-overridable constant).
 
-struct Params {
-    n: i32, channels: i32, sections: i32, order: i32,
-    block_len: i32, block0: i32, pass_kind: i32, initial: i32,
-    edges: i32, edge_len: i32, x_offset: i32, x_sc: i32,
-    x_st: i32, y_offset: i32, y_sc: i32, y_st: i32,
-}
+//! params n channels sections order block_len block0 pass_kind initial edges edge_len x_offset x_sc
+//! params x_st y_offset y_sc y_st
 
 override WORKGROUP: u32;
 const MAX_STATE: i32 = 64;
@@ -41,19 +37,18 @@ const ODD: i32 = 1;
 const CONSTANT: i32 = 3;
 const CROP: i32 = 4;
 
-@group(0) @binding(0) var<uniform> p: Params;
 // The parameters as the shader reads them: `p` plus the (always zero) z
 // invocation index. lavapipe (Mesa 22) folds uniforms that steer branches and
 // loops into the code and compiles the shader again at every dispatch, about
 // 15 ms each (measured); values it cannot know at compile time avoid that.
 var<private> q: Params;
-@group(0) @binding(1) var<storage, read> coefficients: array<real>;
-@group(0) @binding(2) var<storage, read> x: array<real>;
-@group(0) @binding(3) var<storage, read_write> y: array<real>;
-@group(0) @binding(4) var<storage, read_write> state: array<real>;
+//! read coefficients: array<real>
+//! read x: array<real>
+//! read_write y: array<real>
+//! read_write state: array<real>
 // STATE_PER_CHANNEL: laid out as one slot; STEADY_STATE: (section, delay),
 // scaled by the channel's first input sample.
-@group(0) @binding(5) var<storage, read> zi: array<real>;
+//! read zi: array<real>
 
 fn state_index(slot: i32, section: i32, channel: i32) -> i32 {
     return ((slot * q.sections + section) * q.channels + channel) * q.order;

@@ -7,19 +7,13 @@
 // with T^d the `power`-th (sections x order)-square matrix of `powers`. A
 // workgroup holds WORKGROUP channels (a pipeline-overridable constant).
 
-struct Params {
-    channels: i32, sections: i32, order: i32, slots: i32,
-    distance: i32, power: i32, slot0: i32, _p7: i32,
-    _p8: i32, _p9: i32, _p10: i32, _p11: i32,
-    _p12: i32, _p13: i32, _p14: i32, _p15: i32,
-}
+//! params channels sections order slots distance power slot0
 
 override WORKGROUP: u32;
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> powers: array<real>;
-@group(0) @binding(2) var<storage, read> src: array<real>;
-@group(0) @binding(3) var<storage, read_write> dst: array<real>;
+//! read powers: array<real>
+//! read src: array<real>
+//! read_write dst: array<real>
 
 // Component i (section i / order, delay i % order) of channel c in slot b.
 fn index(slot: i32, i: i32, channel: i32) -> i32 {

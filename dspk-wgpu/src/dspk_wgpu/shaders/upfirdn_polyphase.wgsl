@@ -7,19 +7,14 @@
 // One invocation per output sample; `channels_fast` puts neighbouring
 // invocations on neighbouring channels (sample-major data).
 
-struct Params {
-    n: i32, channels: i32, up: i32, down: i32,
-    start: i32, count: i32, taps: i32, m0: i32,
-    m_count: i32, accumulate: i32, x_offset: i32, x_sc: i32,
-    x_st: i32, edge: i32, axis: i32, channels_fast: i32,
-}
+//! params n channels up down start count taps m0 m_count accumulate x_offset x_sc x_st edge axis
+//! params channels_fast
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> h: array<real>;
-@group(0) @binding(2) var<storage, read> x: array<real>;
-@group(0) @binding(3) var<storage, read> left: array<real>;
-@group(0) @binding(4) var<storage, read> right: array<real>;
-@group(0) @binding(5) var<storage, read_write> y: array<real>;
+//! read h: array<real>
+//! read x: array<real>
+//! read left: array<real>
+//! read right: array<real>
+//! read_write y: array<real>
 
 // Sample e of channel c of a dense edge array of `edge` samples.
 fn edge_index(c: i32, e: i32) -> i32 {
