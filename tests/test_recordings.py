@@ -689,3 +689,108 @@ def test_stage_options_are_checked_before_the_run(recording, tmp_path, options, 
         filter_recording(path, tmp_path / "out.bin", FS, channels=6, highpass=300,
                          progress=False, **options)
     assert not (tmp_path / "out.bin").exists() and not leftovers(tmp_path)
+
+
+# --- whitening ----------------------------------------------------------------------------------
+
+def chain_one_shot(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """High-pass 300 Hz (order 3) and local median reference of the whole recording, float64."""
+    sos = Filter.highpass(300, FS, order=3).sos.copy()
+    y = signal.sosfiltfilt(sos, x.astype(np.float64), axis=0)
+    return dspk.common_reference(y, "local", positions=positions, axis=0)
+
+
+@pytest.mark.parametrize("options, local", [
+    ({"whiten": "global"}, {}),
+    ({"whiten": "local", "whiten_radius": 50.0}, {"mode": "local", "radius": 50.0}),
+    ({"whiten": "local", "whiten_neighbours": 6}, {"mode": "local", "neighbours": 6}),
+])
+def test_whitening_is_whiten_of_the_one_shot_chain_with_the_estimated_matrix(
+        options, local, tmp_path, rng, monkeypatch):
+    x, positions, _ = probe_recording(rng, samples=30000)
+    path, out = tmp_path / "probe.bin", tmp_path / "out.bin"
+    x.tofile(path)
+    # 8 random stretches of 3000 samples, not the whole recording.
+    monkeypatch.setattr("dspk.recordings.ESTIMATE_STRETCHES", 8)
+    monkeypatch.setattr("dspk.recordings.ESTIMATE_STRETCH_SAMPLES", 3000)
+    run = lambda: filter_recording(path, out, FS, channels=48, dtype="float32",  # noqa: E731
+                                   highpass=300, order=3, reference="local",
+                                   positions=positions, chunk_samples=7001, overwrite=True,
+                                   progress=False, **options)
+    summary = run()
+    W = summary.whitening
+    assert W.shape == (48, 48) and W.dtype == np.float32
+    y = np.fromfile(out, np.float32).reshape(-1, 48)
+    want = chain_one_shot(x, positions)
+    # float32 throughout, as the chain without whitening (2.1e-5 there).
+    assert rel_l2(y, dspk.whiten(want, W=W, axis=0)[0]) <= 5e-5
+    # The stretches' matrix is near the whole output's, within the sampling error of a
+    # covariance of C = 48 channels from N = 24000 samples, about sqrt(C / N) = 4.5 %
+    # (relative Frobenius norm; 6.5 % global, 4.9 % and 4.3 % local measured).
+    whole = dspk.whiten(want, positions=positions if local else None, axis=0, **local)[1]
+    assert np.linalg.norm(W - whole) / np.linalg.norm(whole) <= 0.1
+    if local:
+        np.testing.assert_array_equal(W != 0, whole != 0)
+    # The stretches are drawn with a fixed seed: a second run gives the same matrix.
+    np.testing.assert_array_equal(run().whitening, W)
+
+
+def test_whitening_a_short_recording_estimates_from_all_of_it(tmp_path, rng):
+    x, positions, _ = probe_recording(rng, samples=20000)  # fewer than 20 x 10000 samples
+    path, out = tmp_path / "probe.bin", tmp_path / "out.bin"
+    x.tofile(path)
+    summary = filter_recording(path, out, FS, channels=48, dtype="float32", highpass=300,
+                               order=3, reference="local", positions=positions,
+                               whiten="global", chunk_samples=5000, progress=False)
+    want = chain_one_shot(x, positions)
+    whole = dspk.whiten(want, axis=0)[1]
+    # The chain over the whole recording at once (float32): within float32 rounding.
+    assert np.linalg.norm(summary.whitening - whole) / np.linalg.norm(whole) <= 1e-4
+    y = np.fromfile(out, np.float32).reshape(-1, 48)
+    cov = y.T.astype(np.float64) @ y / len(y)
+    assert np.abs(cov - np.eye(48)).max() <= 1e-3
+
+
+def test_cli_whitening(tmp_path, rng, capsys):
+    x, positions, _ = probe_recording(rng, samples=12000)
+    path, out, probe = tmp_path / "probe.bin", tmp_path / "out.bin", tmp_path / "probe.npy"
+    x.tofile(path)
+    np.save(probe, positions)
+    assert cli.main(["filter", str(path), str(out), "--channels", "48", "--fs", "30000",
+                     "--dtype", "float32", "--highpass", "300", "--probe", str(probe),
+                     "--whiten", "local", "--whiten-neighbours", "8", "--quiet"]) == 0
+    y = np.fromfile(out, np.float32).reshape(-1, 48)
+    assert y.shape == x.shape and abs(np.var(y) - 1) < 0.1
+    assert cli.main(["filter", str(path), str(tmp_path / "two.bin"), "--channels", "48",
+                     "--fs", "30000", "--dtype", "float32", "--whiten", "global"]) == 0
+    assert "whitened (global) by a 48 x 48 matrix estimated before the run" in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--whiten", "local", "--whiten-radius", "50"], "whiten='local' needs the channels' "
+     "positions: give positions (--probe)"),
+    (["--whiten", "local", "--probe", "PROBE"], "needs one of whiten_radius (--whiten-radius"),
+    (["--whiten", "local", "--probe", "PROBE", "--whiten-radius", "50",
+      "--whiten-neighbours", "4"], "needs one of whiten_radius (--whiten-radius"),
+    (["--whiten", "global", "--whiten-radius", "50"],
+     "whiten_radius (--whiten-radius) applies to whiten='local' (--whiten local) only"),
+    (["--whiten-neighbours", "4"], "whiten_neighbours (--whiten-neighbours) applies to"),
+    (["--whiten", "local", "--probe", "PROBE", "--whiten-radius", "-5"],
+     "whiten_radius (--whiten-radius) must be a finite number of micrometres > 0"),
+    (["--whiten", "local", "--probe", "PROBE", "--whiten-neighbours", "0"],
+     "whiten_neighbours"),
+])
+def test_cli_whitening_options_are_checked_before_the_run(arguments, message, tmp_path, rng,
+                                                          capsys, monkeypatch):
+    x, positions, _ = probe_recording(rng, samples=3000)
+    path, out, probe = tmp_path / "probe.bin", tmp_path / "out.bin", tmp_path / "probe.npy"
+    x.tofile(path)
+    np.save(probe, positions)
+    monkeypatch.setattr("dspk.recordings._stretches", None)  # no estimate may start
+    arguments = [str(probe) if a == "PROBE" else a for a in arguments]
+    assert cli.main(["filter", str(path), str(out), "--channels", "48", "--fs", "30000",
+                     "--dtype", "float32", "--highpass", "300", *arguments]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("dspk: error: ") and message in error, error
+    assert not out.exists() and not leftovers(tmp_path)

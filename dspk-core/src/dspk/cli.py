@@ -193,6 +193,8 @@ def _filter(args: argparse.Namespace) -> int:
             zero_phase=not args.causal, phase_shift=args.phase_shift,
             bad_channels=args.bad_channels, reference=args.reference,
             positions=_positions(args.probe), local_radius=tuple(args.local_radius),
+            whiten=args.whiten, whiten_radius=args.whiten_radius,
+            whiten_neighbours=args.whiten_neighbours,
             detect=args.detect, detect_threshold=args.detect_threshold,
             detect_sign=args.detect_sign,
             output_dtype=args.output_dtype, scale=args.scale, sync_channels=args.sync_channels,
@@ -214,6 +216,9 @@ def _filter(args: argparse.Namespace) -> int:
             listed = ", ".join(f"{i} ({bad.labels[i]})" for i in bad.indices) or "none"
             done = " (interpolated)" if args.bad_channels == "interpolate" else ""
             print(f"bad channels{done}: {listed}")
+        if summary.whitening is not None:
+            print(f"whitened ({args.whiten}) by a {summary.whitening.shape[0]} x "
+                  f"{summary.whitening.shape[1]} matrix estimated before the run")
         if summary.peaks is not None:
             print(f"{summary.peak_count} peaks written to {summary.peaks}")
     if summary.clipped:
@@ -241,7 +246,8 @@ def _add_filter(commands) -> None:
     from dspk.recordings import OUTPUT_DTYPES, RAW_DTYPES
 
     filt = commands.add_parser("filter", help="filter a recording file chunk by chunk: "
-                               "band-pass, phase shift, bad channels, common reference, peaks")
+                               "band-pass, phase shift, bad channels, common reference, "
+                               "whitening, peaks")
     filt.add_argument("input", help="raw interleaved binary (samples x channels, such as "
                       "SpikeGLX .bin or Open Ephys .dat) or .npy")
     filt.add_argument("output", help="the file to write: .npy if its name ends so, else raw")
@@ -272,6 +278,14 @@ def _add_filter(commands) -> None:
     filt.add_argument("--local-radius", type=float, nargs=2, default=(30.0, 55.0),
                       metavar=("INNER", "OUTER"),
                       help="the annulus of --reference local, micrometres; default 30 55")
+    filt.add_argument("--whiten", choices=["global", "local"], default=None,
+                      help="ZCA-whiten the output with a matrix estimated beforehand from "
+                      "random stretches of the processed recording; local: each channel "
+                      "against its neighbours (--probe, --whiten-radius or --whiten-neighbours)")
+    filt.add_argument("--whiten-radius", type=float, default=None, metavar="UM",
+                      help="--whiten local: neighbours within UM micrometres")
+    filt.add_argument("--whiten-neighbours", type=int, default=None, metavar="K",
+                      help="--whiten local: the K nearest channels (the channel included)")
     filt.add_argument("--detect", action="store_true",
                       help="detect threshold peaks in the output; write them to "
                       "STEM.peaks.npy beside it")

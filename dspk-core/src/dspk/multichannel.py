@@ -453,6 +453,27 @@ def whiten(x, W=None, *, mode="global", radius=None, neighbours=None, positions=
     return call.give_back(y), call.give_back(matrix)
 
 
+def whitening_matrix(x, *, mode="global", radius=None, neighbours=None, positions=None,
+                     eps=None, axis=-1, runtime=None) -> np.ndarray:
+    """The ``W`` of :func:`whiten` (no mean subtracted), without applying it to ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> x = np.random.default_rng(0).standard_normal((4, 20000))
+    >>> bool(np.array_equal(whitening_matrix(x), dspk.whiten(x)[1]))
+    True
+    """
+    call, x = Call.start(runtime, x, "x", "whiten")
+    axis = _channels_by_samples(x, axis)
+    dtype = validation.compute_dtype(x)
+    eps = _eps(eps)
+    view = Signal2D.of(x.astype(dtype, copy=False), axis)
+    table = _local_table(mode, radius, neighbours, positions, view.channels)
+    return _whitening_matrix(call, view, call.native(view.array), None, eps,
+                             table).astype(dtype)
+
+
 def _shifts(call: Call, shifts: Any, channels: int) -> np.ndarray:
     values = np.atleast_1d(to_numpy(shifts))
     if values.dtype.kind not in "biuf":

@@ -34,6 +34,7 @@ within their stated bound).
 
 from __future__ import annotations
 
+import copy
 import numbers
 import os
 import re
@@ -51,11 +52,13 @@ from typing import Any
 import numpy as np
 
 from dspk import validation
-from dspk.bad_channels import BadChannels, detect_bad_channels
+from dspk.bad_channels import BadChannels, chunk_starts, detect_bad_channels
 from dspk.designs import Filter
 from dspk.detection import DEFAULT_EXCLUDE, checked_peak_options, noise_levels
 from dspk.docstrings import shared
 from dspk.geometry import check_positions, read_probe
+from dspk.multichannel import whiten as whiten_signal
+from dspk.multichannel import whitening_matrix
 from dspk.streaming import (
     CommonReferenceStream,
     DetectPeaksStream,
@@ -66,6 +69,8 @@ from dspk.streaming import (
     filter_stream,
     zero_phase_margin,
 )
+from dspk.streaming.filters import DEFAULT_TOLERANCE, CausalStream
+from dspk.streaming.filters import _decay_margin as decay_margin
 
 try:
     import fcntl
@@ -78,6 +83,14 @@ __all__ = ["Recording", "Summary", "filter_recording", "process_recording",
 #: The default size of one chunk of samples, in float32 (so about a second
 #: of a 384-channel probe at 30 kHz); peak memory is a small multiple of it.
 DEFAULT_CHUNK_BYTES = 48 * 2**20
+
+#: The random stretches that the estimates made before a run (the whitening matrix) come
+#: from: SpikeInterface's ``get_random_data_chunks`` defaults, 20 stretches of 10000 samples,
+#: their starts drawn by :func:`dspk.bad_channels.chunk_starts` with this seed. A recording
+#: of no more samples than the stretches together is taken whole.
+ESTIMATE_STRETCHES = 20
+ESTIMATE_STRETCH_SAMPLES = 10000
+ESTIMATE_SEED = 0
 
 #: Input dtypes of raw binary recordings.
 RAW_DTYPES = ("int16", "uint16", "int32", "float32", "float64")
@@ -324,6 +337,10 @@ class Summary:
         The peaks file written (``filter_recording(detect=True)``).
     peak_count : int
         The peaks in it.
+    whitening : numpy.ndarray or None
+        The whitening matrix ``W`` applied (``filter_recording(whiten=...)``),
+        ``(C, C)`` float32 over the processed channels: each output sample is
+        ``W @ x`` of the processed sample ``x``, as ``dspk.whiten(x, W=W)``.
 
     Examples
     --------
@@ -346,6 +363,7 @@ class Summary:
     bad_channels: BadChannels | None = None
     peaks: Path | None = None
     peak_count: int = 0
+    whitening: np.ndarray | None = None
 
     @property
     def rate(self) -> float:
@@ -804,19 +822,20 @@ def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
                      highpass=None, order=4, zero_phase=True, phase_shift=None,
                      bad_channels=None, reference=None, positions=None,
-                     local_radius=(30.0, 55.0), detect=False, detect_threshold=5.0,
+                     local_radius=(30.0, 55.0), whiten=None, whiten_radius=None,
+                     whiten_neighbours=None, detect=False, detect_threshold=5.0,
                      detect_sign="neg", output_dtype=None, scale=1.0, sync_channels=0,
                      chunk_samples=None, overwrite=False, allow_nonfinite=False, progress=True,
                      runtime=None):
     """Filter a recording file: band-pass or high-pass, phase shift, bad channels, reference,
-    and peaks.
+    whitening, and peaks.
 
     The steps run in SpikeInterface's recommended order, each as a stream of
     :mod:`dspk.streaming` in float32: the filter (a Butterworth filter of
     :class:`dspk.Filter`, zero phase by default), the phase shift, the
-    interpolation of bad channels, then the common reference; threshold
-    peaks are detected on the result. See :func:`process_recording` for the
-    files.
+    interpolation of bad channels, the common reference, then the
+    whitening; threshold peaks are detected on the result. See
+    :func:`process_recording` for the files.
 
     Bad channels are detected before the run by :func:`dspk.detect_bad_channels`
     (IBL's coherence and PSD method, with its defaults and ``seed=0``) on
@@ -827,6 +846,20 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     across chunks; they are written beside the output as ``STEM.peaks.npy``
     (the structured array of :func:`dspk.detect_peaks`, processed channels'
     indices), once the output is complete.
+
+    The whitening matrix is estimated before the run, as SpikeInterface's
+    ``whiten`` estimates it from random chunks of the preprocessed
+    recording: :data:`ESTIMATE_STRETCHES` random stretches of
+    :data:`ESTIMATE_STRETCH_SAMPLES` samples (starts drawn with
+    :data:`ESTIMATE_SEED`, so runs are reproducible; the whole recording
+    when it is no longer than they are together), each read with the
+    context its stages need on both sides (the filter's zero-phase margin,
+    the phase shift's margin), run through fresh copies of the stages before
+    the whitening and cut back to the stretch, so that their start-up
+    transients are discarded. :func:`dspk.whiten` of the stretches joined
+    gives ``W`` (its default ``eps``, no mean subtracted), which then
+    multiplies every output sample, sample by sample, and is returned as
+    :attr:`Summary.whitening`.
 
     Parameters
     ----------
@@ -864,6 +897,18 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         ``(C, 2)``, or a probeinterface JSON file (:func:`dspk.read_probe`).
     local_radius : (float, float), optional
         The annulus of the local reference, in micrometres. Default ``(30, 55)``.
+    whiten : {"global", "local"}, optional
+        ZCA-whiten the output with a matrix estimated before the run (see
+        above): over all the processed channels, or (``"local"``, needs
+        ``positions``) each channel against its neighbourhood, as
+        :func:`dspk.whiten`'s ``mode``.
+    whiten_radius : float, optional
+        ``whiten="local"``: the neighbourhood is the channels at most this
+        many micrometres away (SpikeInterface's ``radius_um``).
+    whiten_neighbours : int, optional
+        ``whiten="local"``: the neighbourhood is this many nearest channels
+        (Kilosort 4's ``whitening_range``). Give one of ``whiten_radius`` and
+        ``whiten_neighbours``.
     detect : bool, optional
         Detect threshold peaks in the output, channel by channel, with
         :func:`dspk.detect_peaks`'s exclusion window (SpikeInterface's
@@ -924,10 +969,11 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
             positions = read_probe(positions)
         positions = check_positions(positions, processed)
     for option, value, wanted in (("bad_channels", bad_channels, "interpolate"),
-                                  ("reference", reference, "local")):
+                                  ("reference", reference, "local"), ("whiten", whiten, "local")):
         if value == wanted and positions is None:
             raise ValueError(f"{option}={value!r} needs the channels' positions: give "
                              "positions (--probe)")
+    whitening = _whitening_options(whiten, whiten_radius, whiten_neighbours, positions)
     found = None
     if bad_channels is not None:
         found = detect_bad_channels(recording.mapped(slice(0, processed)), fs, axis=0,
@@ -944,19 +990,30 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
                                             axis=0, runtime=runtime))
     elif reference is not None:
         stages.append(CommonReferenceStream(operator=reference, axis=0, runtime=runtime))
-    peaks = None
-    if detect:
-        peaks = _PeakTap(fs, detect_threshold, detect_sign, runtime)
-        stages.append(peaks)
-    if not stages:
+    if not stages and not detect and whiten is None:
         raise ValueError("nothing to do: give bandpass, highpass, phase_shift, "
-                         "bad_channels='interpolate', reference or detect")
+                         "bad_channels='interpolate', reference, whiten or detect")
     target = _destination(recording.path, destination, overwrite)
     peak_file = target.with_name(target.stem + ".peaks.npy") if detect else None
     if peak_file is not None:
         obstacle = _obstacle(peak_file, overwrite)
         if obstacle:
             raise FileExistsError(obstacle)
+    matrix = None
+    if whiten is not None:
+        spans = _spans(recording.samples)
+        sample = np.empty((sum(stop - start for start, stop in spans), processed), np.float32)
+        at = 0
+        for piece in _stretches(recording, processed, stages, fs, spans):
+            sample[at:at + len(piece)] = piece
+            at += len(piece)
+        matrix = whitening_matrix(sample, mode=whiten, axis=0, runtime=runtime, **whitening)
+        del sample
+        stages.append(_Whiten(matrix, runtime))
+    peaks = None
+    if detect:
+        peaks = _PeakTap(fs, detect_threshold, detect_sign, runtime)
+        stages.append(peaks)
     summary = process_recording(source, destination, StreamChain(*stages), fs,
                                 channels=channels, dtype=dtype, output_dtype=output_dtype,
                                 scale=scale, sync_channels=sync_channels,
@@ -965,7 +1022,85 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     count = 0
     if peaks is not None:
         count = peaks.write(peak_file, overwrite)
-    return replace(summary, bad_channels=found, peaks=peak_file, peak_count=count)
+    return replace(summary, bad_channels=found, peaks=peak_file, peak_count=count,
+                   whitening=matrix)
+
+
+def _whitening_options(whiten: Any, radius: Any, neighbours: Any,
+                       positions: Any) -> dict[str, Any]:
+    """Check the whitening's options; :func:`dspk.whiten`'s keywords for its neighbourhood."""
+    validation.choice(whiten, (None, "global", "local"), "whiten")
+    if whiten != "local":
+        for name, value in (("whiten_radius", radius), ("whiten_neighbours", neighbours)):
+            if value is not None:
+                raise ValueError(f"{name} (--{name.replace('_', '-')}) applies to "
+                                 "whiten='local' (--whiten local) only")
+        return {}
+    if (radius is None) == (neighbours is None):
+        raise ValueError("whiten='local' (--whiten local) needs one of whiten_radius "
+                         "(--whiten-radius, micrometres) and whiten_neighbours "
+                         "(--whiten-neighbours, a count)")
+    if radius is not None:
+        radius = validation.real_number(radius, "whiten_radius")
+        if not 0 < radius < np.inf:
+            raise ValueError(f"whiten_radius (--whiten-radius) must be a finite number of "
+                             f"micrometres > 0; got {radius!r}")
+        return {"radius": radius, "positions": positions}
+    return {"neighbours": validation.integer(neighbours, "whiten_neighbours", minimum=1),
+            "positions": positions}
+
+
+def _transient(stage: Stream, fs: float) -> int:
+    """The samples a stage needs before and after a stretch for its output there to be settled.
+
+    A zero-phase filter's or a phase shift's margin; a causal filter's is where its impulse
+    response has decayed (a second where that is beyond reach).
+    """
+    if isinstance(stage, CausalStream):
+        try:
+            return decay_margin(stage._filter, DEFAULT_TOLERANCE)
+        except ValueError:
+            return max(int(fs), 1)
+    return int(getattr(stage, "margin", 0))
+
+
+def _spans(samples: int) -> list[tuple[int, int]]:
+    """The stretches of the estimates, ``(start, stop)``: see :data:`ESTIMATE_STRETCHES`."""
+    length = ESTIMATE_STRETCH_SAMPLES
+    if ESTIMATE_STRETCHES * length >= samples:
+        return [(0, samples)]
+    return [(int(start), int(start) + length) for start in
+            chunk_starts(samples, length, ESTIMATE_STRETCHES, ESTIMATE_SEED)]
+
+
+def _stretches(recording: Recording, processed: int, stages: list[Stream], fs: float,
+               spans: list[tuple[int, int]]):
+    """The stretches ``spans``, each run through fresh copies of ``stages``.
+
+    Each is read with the context the stages need on both sides (less at the recording's
+    ends, where the one-shot chain starts too), processed as one signal, and cut back to
+    the stretch.
+    """
+    samples = recording.samples
+    context = sum(_transient(stage, fs) for stage in stages)
+    for start, stop in spans:
+        lo, hi = max(0, start - context), min(samples, stop + context)
+        piece = recording.read(lo, hi, slice(0, processed), np.float32)
+        if stages:
+            chain = copy.deepcopy(StreamChain(*stages))  # fresh: the stages have seen nothing
+            piece = np.concatenate([chain.push(piece), chain.finish()])
+        yield piece[start - lo:stop - lo]
+
+
+class _Whiten(Stream):
+    """``W @ x`` for each sample ``x``: :func:`dspk.whiten` with the matrix given."""
+
+    def __init__(self, matrix: np.ndarray, runtime: str | None):
+        super().__init__(0, runtime)
+        self._matrix = matrix
+
+    def _push(self, chunk: np.ndarray) -> np.ndarray:
+        return whiten_signal(chunk, W=self._matrix, axis=0, runtime=self.runtime)[0]
 
 
 class _PeakTap(Stream):
