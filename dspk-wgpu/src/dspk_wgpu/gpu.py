@@ -176,9 +176,10 @@ def _param_fields(text: str) -> list[tuple[str, str]]:
                 raise ValueError(f"'//! params': {token!r} is not NAME or NAME:i32 or NAME:u32")
             fields.append((match.group(1), match.group(2) or "i32"))
     names = [name for name, _ in fields]
-    if len(set(names)) < len(names) or len(fields) > PARAM_FIELDS:
-        raise ValueError(f"'//! params' names {len(fields)} fields, some twice or more "
-                         f"than {PARAM_FIELDS}: {' '.join(names)}")
+    if len(set(names)) < len(names):
+        raise ValueError(f"'//! params' names a field twice: {' '.join(names)}")
+    if len(fields) > PARAM_FIELDS:
+        raise ValueError(f"'//! params' names {len(fields)} fields, more than {PARAM_FIELDS}")
     return fields
 
 
@@ -211,6 +212,15 @@ def expand(text: str) -> str:
     ValueError
         For a directive this module does not know, a malformed ``//! params``
         list, or more than :data:`PARAM_FIELDS` fields.
+
+    Examples
+    --------
+    >>> expand("//! params n x_st n")
+    Traceback (most recent call last):
+        ...
+    ValueError: '//! params' names a field twice: n x_st n
+    >>> print(expand("//! read_write y: array<vec2<real>>"))
+    @group(0) @binding(1) var<storage, read_write> y: array<vec2<real>>;
     """
     for directive in _DIRECTIVE.findall(text):
         if directive not in ("params", "read", "read_write", "include"):
@@ -438,10 +448,23 @@ class Gpu:
 
     def run(self, dispatches: list[Dispatch],
             copies_before: tuple = (), copies_after: tuple = ()) -> None:
-        """Submit dispatches in order, with buffer copies ``(src, src_off, dst, dst_off, n)``."""
+        """Submit dispatches in order, with buffer copies ``(src, src_off, dst, dst_off, n)``.
+
+        A ValueError, before anything is submitted, for a dispatch that passes more
+        parameters than its shader's ``//! params`` name.
+        """
         self._check_process()
         if not dispatches and not copies_before and not copies_after:
             return
+        pipelines = [self.pipeline(dispatch.pipeline, dispatch.real, dispatch.constants)
+                     for dispatch in dispatches]
+        for dispatch in dispatches:
+            named = self._param_counts[dispatch.pipeline]
+            if len(dispatch.params) > named:
+                raise ValueError(
+                    f"shader {dispatch.pipeline!r} names {named} parameters "
+                    f"({' '.join(shader_params(dispatch.pipeline))}); a dispatch passes "
+                    f"{len(dispatch.params)}")
         stride = max(64, self.device.limits["min-uniform-buffer-offset-alignment"])
         block = bytearray(stride * max(1, len(dispatches)))
         for k, dispatch in enumerate(dispatches):
@@ -456,14 +479,7 @@ class Gpu:
             encoder.copy_buffer_to_buffer(*copy)
         if dispatches:
             compute = encoder.begin_compute_pass(timestamp_writes=self._timestamp_writes())
-            for k, dispatch in enumerate(dispatches):
-                pipeline = self.pipeline(dispatch.pipeline, dispatch.real, dispatch.constants)
-                if len(dispatch.params) > self._param_counts[dispatch.pipeline]:
-                    raise ValueError(
-                        f"shader {dispatch.pipeline!r} names "
-                        f"{self._param_counts[dispatch.pipeline]} parameters "
-                        f"({' '.join(shader_params(dispatch.pipeline))}); a dispatch passes "
-                        f"{len(dispatch.params)}")
+            for k, (dispatch, pipeline) in enumerate(zip(dispatches, pipelines)):
                 entries = [{"binding": 0, "resource": {"buffer": uniforms, "offset": k * stride,
                                                        "size": 4 * PARAM_FIELDS}}]
                 entries += [{"binding": i + 1, "resource": {"buffer": buffer}}

@@ -12,39 +12,24 @@
 //! params n mode shift:u32 prefix:u32 block0 x_offset x_sc x_st prefix_low:u32 word:u32
 //! params found_high:u32
 
-const GROUP: i32 = 256;
-const PER_LANE: i32 = 64;
-
 //! include keys
+//! include radix_bins
 
 //! read x: array<real>
 //! read mean: array<real>
 //! read_write bins: array<atomic<u32>>
-
-var<workgroup> local_bins: array<atomic<u32>, 256>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(workgroup_id) wid: vec3<u32>) {
     let lane = i32(lid.x);
     let c = i32(wid.y);
-    atomicStore(&local_bins[lane], select(0u, 0xffffffffu, p.mode == 1));
-    workgroupBarrier();
-    let start = (p.block0 + i32(wid.x)) * GROUP * PER_LANE;
-    let stop = min(start + GROUP * PER_LANE, p.n);
+    let span = bins_begin(lane, i32(wid.x));
     let prefix = key_from_words(p.prefix, p.prefix_low);
     let m = mean[c];
-    for (var t = start + lane; t < stop; t += GROUP) {
+    for (var t = span.x + lane; t < span.y; t += GROUP) {
         let d = x[p.x_offset + c * p.x_sc + t * p.x_st] - m;
-        let key = bits_of(d * d);
-        if (p.mode == 0) {
-            if (key_agree_above(key, prefix, p.shift + 8u)) {
-                atomicAdd(&local_bins[key_digit(key, p.shift, 255u)], 1u);
-            }
-        } else if (key_less(prefix, key)
-                   && (p.word == 0u || key_word(key, 0u) == p.found_high)) {
-            atomicMin(&local_bins[0], key_word(key, p.word));
-        }
+        bins_add(bits_of(d * d), prefix, p.found_high);
     }
     workgroupBarrier();
     let mine = atomicLoad(&local_bins[lane]);

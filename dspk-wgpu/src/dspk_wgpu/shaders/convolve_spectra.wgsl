@@ -4,6 +4,8 @@
 
 //! params bins blocks first row0 rows_end h_rows x_offset x_sr h_offset h_sr
 
+//! include complex
+
 //! read h: array<vec2<real>>
 //! read_write x: array<vec2<real>>
 
@@ -16,7 +18,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let c = select(0, row / p.blocks, p.h_rows > 1);
     let k = p.x_offset + (row - p.first) * p.x_sr + b;
-    let u = x[k];
-    let v = h[p.h_offset + c * p.h_sr + b];
-    x[k] = vec2<real>(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x);
+    x[k] = cmul(x[k], h[p.h_offset + c * p.h_sr + b]);
 }

@@ -5,7 +5,7 @@
 
 //! params channels components chunk0 x_offset x_sc x_st y_sc y_st linear
 
-const GROUP: i32 = 256;
+//! include detrend_chunks
 
 //! read chunks: array<i32>
 //! read sums: array<real>
@@ -22,10 +22,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     let k = i32(wid.y);
     let channel = k / p.components;
     let part = k % p.components;
-    let start = chunks[chunk * 6];
-    let stop = chunks[chunk * 6 + 1];
+    let span = chunk_span(chunk);
     let length = chunks[chunk * 6 + 5];
-    let centre2 = 2 * chunks[chunk * 6 + 4] + length - 1;
     if (lane == 0) {
         let first = chunks[chunk * 6 + 2];
         let count = chunks[chunk * 6 + 3];
@@ -44,9 +42,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>,
     }
     workgroupBarrier();
     let fit = trend;
-    for (var t = start + lane; t < stop; t += GROUP) {
-        let v = x[(p.x_offset + channel * p.x_sc + t * p.x_st) * p.components + part];
-        let r = 0.5 * real(2 * t - centre2);
+    for (var t = span.x + lane; t < span.y; t += GROUP) {
+        let v = row_sample(channel, part, t);
+        let r = 0.5 * real(2 * t - span.z);
         y[(channel * p.y_sc + t * p.y_st) * p.components + part] = v - fit.x - fit.y * r;
     }
 }

@@ -11,6 +11,8 @@
 
 //! params mode complex_in rows length x_offset x_rs x_step x_len pad
 
+//! include complex
+
 //! read x: array<real>
 //! read_write work: array<vec2<real>>
 
@@ -44,8 +46,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
             if (2 * k <= p.length) {
                 value = sample(row, k);
             } else {
-                let mirror = sample(row, p.length - k);
-                value = vec2<real>(mirror.x, -mirror.y);
+                value = conj(sample(row, p.length - k));
             }
         }
         default: {

@@ -3,6 +3,8 @@
 
 //! params rows length in_len in_rs
 
+//! include complex
+
 //! read table: array<vec2<real>>
 //! read src: array<vec2<real>>
 //! read_write dst: array<vec2<real>>
@@ -18,9 +20,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
     let k = index % p.length;
     var value = vec2<real>(0.0, 0.0);
     if (k < p.in_len) {
-        let a = src[row * p.in_rs + k];
-        let b = table[k];
-        value = vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+        value = cmul(src[row * p.in_rs + k], table[k]);
     }
     dst[index] = value;
 }

@@ -14,17 +14,11 @@
 //! params mode rows half scale in_offset in_rs in_step x_len out_offset out_rs out_step scale_mid
 //! params scale_lo
 
+//! include complex
+
 //! read table: array<vec2<real>>
 //! read inv: array<vec2<real>>
 //! read_write outv: array<vec2<real>>
-
-fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {
-    return vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-
-fn conj(a: vec2<real>) -> vec2<real> {
-    return vec2<real>(a.x, -a.y);
-}
 
 fn spectrum(row: i32, k: i32) -> vec2<real> {
     if (k >= p.x_len) {

@@ -35,16 +35,14 @@ const COS_4PI_5: real = -0.8090169943749475;
 const SIN_2PI_5: real = 0.9510565162951535;
 const SIN_4PI_5: real = 0.5877852522924731;
 
+//! include complex
+
 //! read table: array<vec2<real>>
 //! read src: array<vec2<real>>
 //! read_write dst: array<vec2<real>>
 
 // Two halves, the stages' input and output in turn.
 var<workgroup> points: array<vec2<real>, 2 * POINTS>;
-
-fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {
-    return vec2<real>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
 
 // exp(-+2 pi i t / L) for table index t: forward, or conjugated when inverse.
 fn twiddle(t: i32) -> vec2<real> {

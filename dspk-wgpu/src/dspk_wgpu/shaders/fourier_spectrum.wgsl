@@ -10,6 +10,8 @@
 
 //! params mode rows count rs n
 
+//! include complex
+
 //! read table: array<real>
 //! read_write spectrum: array<vec2<real>>
 
@@ -44,14 +46,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>,
                 if ((bits & 1) != 0) {
                     let f = 2 * (row * p.n + j);
                     let w = vec2<real>(table[f], table[f + 1]);
-                    rotation = vec2<real>(rotation.x * w.x - rotation.y * w.y,
-                                          rotation.x * w.y + rotation.y * w.x);
+                    rotation = cmul(rotation, w);
                 }
                 bits = bits >> 1u;
             }
-            let z = spectrum[at];
-            spectrum[at] = vec2<real>(z.x * rotation.x - z.y * rotation.y,
-                                     z.x * rotation.y + z.y * rotation.x);
+            spectrum[at] = cmul(spectrum[at], rotation);
         }
     }
 }
