@@ -21,9 +21,11 @@ import abc
 import ast
 import contextlib
 import contextvars
+import functools
 import hashlib
 import importlib.util
 import inspect
+import re
 import time
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -344,6 +346,8 @@ def package_source_hash(code: Any) -> str:
         if name in sources:
             continue
         spec = importlib.util.find_spec(name)
+        if spec is None:  # named by a string's line that reads as an import
+            continue
         sources[name] = spec.loader.get_source(name)
         pending += _imports_within(sources[name], spec.parent, top)
     return source_hash(*(sources[name] for name in sorted(sources)))
@@ -360,23 +364,43 @@ def _hashed(module: str, top: str) -> bool:
             or module.startswith(SHARED_HOST_CODE + "."))
 
 
-def _imports_within(source: str, package: str, top: str) -> list[str]:
+#: An import statement at the start of a line, indented or not, its parenthesised
+#: names running over lines.
+_IMPORT = re.compile(r"^[ \t]*((?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*))",
+                     re.MULTILINE)
+
+
+def _import_statements(source: str) -> ast.AST:
+    """The import statements of ``source``, parsed: only they, as parsing a whole module
+    takes milliseconds and the runtimes hash their variants at import. A string's line
+    that reads as an import counts too (more modules hashed, never fewer). Where the
+    lines taken do not parse (an import continued by a backslash), the whole source."""
+    try:
+        return ast.parse("\n".join(m.group(1) for m in _IMPORT.finditer(source)))
+    except SyntaxError:
+        return ast.parse(source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _imports_within(source: str, package: str, top: str) -> tuple[str, ...]:
     """The modules of the top-level package ``top`` (or of :data:`SHARED_HOST_CODE`) that
-    ``source`` imports, its relative imports taken from ``package``."""
+    ``source`` imports, its relative imports taken from ``package``; remembered by the
+    source's text, as many variants are hashed through the same modules."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_import_statements(source)):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names if _hashed(alias.name, top)]
         elif isinstance(node, ast.ImportFrom):
             base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
             if _hashed(base, top):
                 found += [_module_or_base(base, alias.name) for alias in node.names]
-    return found
+    return tuple(found)
 
 
 def _module_or_base(base: str, name: str) -> str:
     """The module ``base.name`` where there is one (``base`` a package), else ``base``."""
-    if importlib.util.find_spec(base).submodule_search_locations is None:
+    spec = importlib.util.find_spec(base)
+    if spec is None or spec.submodule_search_locations is None:
         return base
     return f"{base}.{name}" if importlib.util.find_spec(f"{base}.{name}") else base
 

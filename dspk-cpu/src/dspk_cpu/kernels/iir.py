@@ -331,7 +331,7 @@ def _output(xc):
     time axis has unit stride), starting on a cache line, and whether its rows may be
     streamed to (every row of whole tiles, or every block's line, 64-byte aligned)."""
     channels, samples = xc.shape
-    time_major = is_time_major(xc)
+    time_major = is_time_major.py_func(xc)  # the jitted one compiles per process
     shape = (channels, samples) if time_major else (samples, channels)
     size = channels * samples
     raw = memory.empty(size + LINE // xc.itemsize, xc.dtype)
