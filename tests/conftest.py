@@ -12,10 +12,8 @@ Property tests draw their examples from a fixed seed: 10 a test by default,
 40 with ``--exhaustive`` (the option of the kit's plugin).
 """
 
-import pytest
 from hypothesis import settings
 
-from dspk.plugin import DeviceUnavailable
 from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
     TOLERANCE,
     open_backend,
@@ -34,21 +32,3 @@ def pytest_configure(config):
     settings.register_profile("dspk", deadline=None, derandomize=True,
                               max_examples=40 if config.getoption("exhaustive") else 10)
     settings.load_profile("dspk")
-
-
-@pytest.fixture(scope="session")
-def wgpu_backend():
-    """The wgpu backend on any adapter here, software ones allowed, outputs poisoned with NaN.
-
-    Skipped when wgpu-py is not installed or no adapter opens.
-    """
-    pytest.importorskip("wgpu", reason="wgpu-py is not installed")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DSPK_WGPU_ALLOW_CPU", "1")
-        try:
-            from dspk_wgpu.backend import WgpuBackend
-            opened = WgpuBackend()
-        except DeviceUnavailable as exc:
-            pytest.skip(f"wgpu cannot open a device here: {exc}")
-    opened.gpu.poison_outputs = True
-    return opened

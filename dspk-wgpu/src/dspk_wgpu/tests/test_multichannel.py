@@ -2,7 +2,7 @@
 
 They are checked against NumPy/scipy float64.
 
-The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), which
+The backend comes from the ``wgpu_backend`` fixture (conftest.py here), which
 poisons every output buffer with NaN, so an element a shader failed to write
 fails the test. Tolerance: relative L2 error :data:`TOL`; the medians, being
 selections, are checked to float32 rounding.

@@ -1,6 +1,6 @@
 """The wgpu runtime's own pieces on whatever adapter is here (lavapipe in CI).
 
-The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), with
+The backend comes from the ``wgpu_backend`` fixture (conftest.py here), with
 every kernel output buffer poisoned with NaN first, so an element a shader
 failed to write fails the test.
 """

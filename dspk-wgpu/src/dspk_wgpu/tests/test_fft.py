@@ -1,6 +1,6 @@
 """The wgpu FFT family, every variant called directly, against NumPy/SciPy in float64.
 
-The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), which
+The backend comes from the ``wgpu_backend`` fixture (conftest.py here), which
 poisons every new output buffer with NaN, so an element a shader fails to
 write fails the test. A float32 FFT's relative L2 error grows like
 ``eps32 * log2(n)`` (measured: below 3e-7 up to 65536 points, Bluestein

@@ -1,6 +1,6 @@
 """The wgpu runtime's upfirdn kernel, called directly, against scipy.signal.upfirdn in float64.
 
-The backend comes from the ``wgpu_backend`` fixture (tests/conftest.py), which
+The backend comes from the ``wgpu_backend`` fixture (conftest.py here), which
 poisons every output buffer with NaN, so an element a shader failed to write
 fails the test. Tolerance: relative L2 error :data:`TOL` (the conformance
 suite's float64 tolerance for float64 data, where the adapter has shader-f64).

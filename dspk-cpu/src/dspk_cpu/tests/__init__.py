@@ -1,0 +1,1 @@
+"""The cpu runtime's own tests (the operations are checked by the conformance kit)."""
