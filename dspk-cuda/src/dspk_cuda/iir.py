@@ -6,7 +6,7 @@ layout); over a block of ``L`` samples it maps as ``s -> T s + f``, with
 ``T`` the same for every full block and computed on the host
 (:mod:`dspk.kernel_support.transitions`, rounded once to the signal's
 dtype), ``f`` the block's final state from a zero start. One pass filters
-every (channel, block) from zero and keeps ``f``; a Kogge-Stone scan [1]_ [2]_ over
+every (channel, block) from zero and keeps ``f``; a Kogge-Stone scan over
 blocks, with the powers ``T^(2^k)``, gives every block its true start; a
 second pass filters every block again from it and writes the output. The
 whole cascade of up to 16 sections (or one direct form of order up to 32)
@@ -19,14 +19,8 @@ into one scratch signal, and read that backwards for the backward pass,
 which writes only the samples kept. The fallback variant for lfilter and
 filtfilt of any order runs one thread per channel.
 
-References
-----------
-.. [1] P. M. Kogge and H. S. Stone, "A parallel algorithm for the efficient
-   solution of a general class of recurrence equations", IEEE Transactions
-   on Computers, vol. C-22, no. 8, 1973.
-.. [2] G. E. Blelloch, "Prefix sums and their applications", Technical
-   Report CMU-CS-90-190, School of Computer Science, Carnegie Mellon
-   University, 1990.
+The scan is Kogge and Stone's and Blelloch's: see the References of
+:mod:`dspk.kernel_support.transitions`, which plans it for every runtime.
 """
 
 from __future__ import annotations

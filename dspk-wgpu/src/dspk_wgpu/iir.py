@@ -11,7 +11,7 @@ block and ``g`` is the block's final state from a zero start. So a
 
 1. a carry pass: every (channel, block) filters its block, block 0 from the
    pass's initial state and the others from zero, keeping only final states;
-2. a Kogge-Stone scan [1]_ [2]_ over blocks, ``ceil(log2 B)`` dispatches with the
+2. a Kogge-Stone scan over blocks, ``ceil(log2 B)`` dispatches with the
    matrices ``T**(2**k)``, turns those into each block's true start state
    (skipped when ``T`` is zero, as for FIR filters with ``L >= K - 1``);
 3. a fix-up pass: every (channel, block) filters its block again from its
@@ -40,14 +40,8 @@ reads backwards), optionally extended at both ends by an index function
 (odd, even or constant, never stored), and may write only its middle samples:
 :mod:`dspk_wgpu.filtfilt` chains two such passes.
 
-References
-----------
-.. [1] P. M. Kogge and H. S. Stone, "A parallel algorithm for the efficient
-   solution of a general class of recurrence equations", IEEE Transactions
-   on Computers, vol. C-22, no. 8, 1973.
-.. [2] G. E. Blelloch, "Prefix sums and their applications", Technical
-   Report CMU-CS-90-190, School of Computer Science, Carnegie Mellon
-   University, 1990.
+The scan is Kogge and Stone's and Blelloch's: see the References of
+:mod:`dspk.kernel_support.transitions`, which plans it for every runtime.
 """
 
 from __future__ import annotations
