@@ -193,7 +193,7 @@ def _filter(args: argparse.Namespace) -> int:
             zero_phase=not args.causal, phase_shift=args.phase_shift,
             bad_channels=args.bad_channels, reference=args.reference,
             positions=_positions(args.probe), local_radius=tuple(args.local_radius),
-            whiten=args.whiten, whiten_radius=args.whiten_radius,
+            destripe=args.destripe, whiten=args.whiten, whiten_radius=args.whiten_radius,
             whiten_neighbours=args.whiten_neighbours,
             detect=args.detect, detect_threshold=args.detect_threshold,
             detect_sign=args.detect_sign,
@@ -216,6 +216,9 @@ def _filter(args: argparse.Namespace) -> int:
             listed = ", ".join(f"{i} ({bad.labels[i]})" for i in bad.indices) or "none"
             done = " (interpolated)" if args.bad_channels == "interpolate" else ""
             print(f"bad channels{done}: {listed}")
+        if summary.destripe_rms is not None:
+            print("destriped with channel RMS values estimated before the run (median "
+                  f"{np.median(summary.destripe_rms):.3g})")
         if summary.whitening is not None:
             print(f"whitened ({args.whiten}) by a {summary.whitening.shape[0]} x "
                   f"{summary.whitening.shape[1]} matrix estimated before the run")
@@ -247,7 +250,7 @@ def _add_filter(commands) -> None:
 
     filt = commands.add_parser("filter", help="filter a recording file chunk by chunk: "
                                "band-pass, phase shift, bad channels, common reference, "
-                               "whitening, peaks")
+                               "destriping, whitening, peaks")
     filt.add_argument("input", help="raw interleaved binary (samples x channels, such as "
                       "SpikeGLX .bin or Open Ephys .dat) or .npy")
     filt.add_argument("output", help="the file to write: .npy if its name ends so, else raw")
@@ -278,6 +281,10 @@ def _add_filter(commands) -> None:
     filt.add_argument("--local-radius", type=float, nargs=2, default=(30.0, 55.0),
                       metavar=("INNER", "OUTER"),
                       help="the annulus of --reference local, micrometres; default 30 55")
+    filt.add_argument("--destripe", action="store_true",
+                      help="after the reference, remove stripes with IBL's spatial high-pass "
+                      "filter across the channels (by depth with --probe), its gain control "
+                      "given RMS values estimated beforehand from random stretches")
     filt.add_argument("--whiten", choices=["global", "local"], default=None,
                       help="ZCA-whiten the output with a matrix estimated beforehand from "
                       "random stretches of the processed recording; local: each channel "

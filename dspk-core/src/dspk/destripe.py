@@ -182,67 +182,111 @@ def highpass_spatial_filter(x, fs, *, positions=None, n_channel_pad=60, n_channe
     axis = _channels_by_samples(x, axis)
     dtype = validation.compute_dtype(x)
     channels = x.shape[1 - axis]
-    validation.choice(direction, _DIRECTIONS, "direction")
-    order = None
-    if positions is not None:
-        positions = check_positions(positions, channels)
-        depth = positions[:, _DIRECTIONS.index(direction)]
-        if np.any(np.diff(depth) < 0):
-            order = depth_order(positions, direction)
-    pad = _count(n_channel_pad, "n_channel_pad", channels, 0)
-    taper = _count(n_channel_taper, "n_channel_taper", channels, pad)
-    if not isinstance(apply_agc, (bool, np.bool_)):
-        raise TypeError(f"apply_agc must be True or False; got {apply_agc!r}")
-    order_n = validation.integer(highpass_butter_order, "highpass_butter_order", minimum=1)
-    wn = _positive(highpass_butter_wn, "highpass_butter_wn", 1)
-    sos = scipy.signal.butter(order_n, wn, "highpass", output="sos")
-    # scipy's (and dspk's) default padding of sosfiltfilt: 3 * (2 * sections + 1 - zeros).
-    padlen = 3 * (2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum()))
-    if channels + 2 * pad <= padlen:
-        raise ValueError(f"x has {channels} channel(s), {channels + 2 * pad} with "
-                         f"n_channel_pad={pad} at each end; the spatial filter of order "
-                         f"{order_n} needs more than {padlen}")
-    if apply_agc:
-        window = agc_window(_positive(agc_window_length_s, "agc_window_length_s"), fs)
-        eps = validation.real_number(epsilon, "epsilon")
-        if not 0 <= eps < np.inf:
-            raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-        rms = _rms_values(rms_values, channels)
+    setup = Destriping(fs, channels, positions=positions, n_channel_pad=n_channel_pad,
+                       n_channel_taper=n_channel_taper, direction=direction,
+                       apply_agc=apply_agc, agc_window_length_s=agc_window_length_s,
+                       highpass_butter_order=highpass_butter_order,
+                       highpass_butter_wn=highpass_butter_wn, epsilon=epsilon,
+                       rms_values=rms_values)
     validation.output_fits("highpass_spatial_filter", x, dtype)
 
     # Channels by samples, in the caller's memory layout (axis=0 is a transposed view).
     traces = (x if axis == 1 else x.T).astype(dtype, copy=False)
-    if order is not None:
-        traces = traces[order]
-    if apply_agc:
-        if rms is None:
-            rms = np.sqrt(np.einsum("ij,ij->i", traces, traces, dtype=np.float64)
-                          / traces.shape[1])
-        if order is not None and rms_values is not None:
-            rms = rms[order]
-        gain = fftconvolve(np.abs(traces), window[None, :].astype(dtype), mode="same", axes=1,
-                           runtime=runtime)
-        floor = np.maximum((eps * rms)[:, None], gain).astype(dtype)
+    gain = zeros = None
+    if setup.apply_agc:
+        if setup.rms is None:
+            setup.rms = np.sqrt(np.einsum("ij,ij->i", traces, traces, dtype=np.float64)
+                                / traces.shape[1])
+        gain = fftconvolve(np.abs(traces), setup.window[None, :].astype(dtype), mode="same",
+                           axes=1, runtime=runtime)
         zeros = ~traces.any(axis=1)
-        floor[zeros] = 1  # channels of zeros stay so
-        gain[zeros] = 0  # their gains, exactly (the FFT leaves round-off)
-        traces = traces / floor
-    layout = "F" if axis == 0 else "C"
-    padded = np.empty((channels + 2 * pad, traces.shape[1]), dtype, order=layout)
-    padded[pad:pad + channels] = traces
-    if pad:
-        padded[:pad] = traces[:pad][::-1]
-        padded[pad + channels:] = traces[-pad:][::-1]
-    if taper:
-        padded *= cosine_taper(len(padded), taper).astype(dtype)[:, None]
-    filtered = sosfiltfilt(sos, padded, axis=0, runtime=runtime)[pad:pad + channels]
-    if apply_agc:
-        filtered = filtered * gain
-    if order is not None:
-        restored = np.empty_like(filtered)
-        restored[order] = filtered
-        filtered = restored
+    filtered = setup.apply(traces, gain, zeros, "F" if axis == 0 else "C", runtime)
     y = filtered if axis == 1 else filtered.T
     if call.native_in and not call.backend.is_native(y):
         return call.backend.asarray(np.ascontiguousarray(y))
     return y if call.origin is None else call.origin.asarray(y)
+
+
+class Destriping:
+    """The checked options of :func:`highpass_spatial_filter` and its steps after the gains.
+
+    Everything but the gain control's moving average works sample by sample, so
+    :func:`highpass_spatial_filter` and :class:`dspk.streaming.HighpassSpatialFilterStream`
+    share this, each giving the gains of the samples it filters. ``rms`` is the
+    channels' RMS in their own order (None until known), ``window`` the gain
+    control's (float64), ``margin`` half its length: the samples each gain looks
+    at on either side.
+    """
+
+    def __init__(self, fs: float, channels: int, *, positions=None, n_channel_pad=60,
+                 n_channel_taper=0, direction="y", apply_agc=True, agc_window_length_s=0.1,
+                 highpass_butter_order=3, highpass_butter_wn=0.01, epsilon=0.003,
+                 rms_values=None):
+        validation.choice(direction, _DIRECTIONS, "direction")
+        self.channels, self.order = channels, None
+        if positions is not None:
+            positions = check_positions(positions, channels)
+            depth = positions[:, _DIRECTIONS.index(direction)]
+            if np.any(np.diff(depth) < 0):
+                self.order = depth_order(positions, direction)
+        self.pad = _count(n_channel_pad, "n_channel_pad", channels, 0)
+        self.taper = _count(n_channel_taper, "n_channel_taper", channels, self.pad)
+        if not isinstance(apply_agc, (bool, np.bool_)):
+            raise TypeError(f"apply_agc must be True or False; got {apply_agc!r}")
+        self.apply_agc = bool(apply_agc)
+        order_n = validation.integer(highpass_butter_order, "highpass_butter_order", minimum=1)
+        wn = _positive(highpass_butter_wn, "highpass_butter_wn", 1)
+        self.sos = scipy.signal.butter(order_n, wn, "highpass", output="sos")
+        # scipy's (and dspk's) default padding of sosfiltfilt: 3 * (2 * sections + 1 - zeros).
+        sos = self.sos
+        padlen = 3 * (2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum()))
+        if channels + 2 * self.pad <= padlen:
+            raise ValueError(f"x has {channels} channel(s), {channels + 2 * self.pad} with "
+                             f"n_channel_pad={self.pad} at each end; the spatial filter of "
+                             f"order {order_n} needs more than {padlen}")
+        self.window, self.margin, self.rms, self.eps = None, 0, None, 0.0
+        if self.apply_agc:
+            self.window = agc_window(_positive(agc_window_length_s, "agc_window_length_s"), fs)
+            self.margin = len(self.window) // 2
+            self.eps = validation.real_number(epsilon, "epsilon")
+            if not 0 <= self.eps < np.inf:
+                raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
+            self.rms = _rms_values(rms_values, channels)
+
+    def apply(self, traces: np.ndarray, gain: np.ndarray | None, zeros: np.ndarray | None,
+              layout: str, runtime: Any) -> np.ndarray:
+        """Destripe ``traces`` (channels by samples) whose gains are ``gain`` (None: no AGC).
+
+        ``zeros`` marks the channels of zeros, which stay so with a gain of 0.
+        """
+        dtype, channels, pad = traces.dtype, self.channels, self.pad
+        if self.order is not None:
+            traces = traces[self.order]
+            if gain is not None:
+                gain, zeros = gain[self.order], zeros[self.order]
+        padded = np.empty((channels + 2 * pad, traces.shape[1]), dtype, order=layout)
+        if gain is not None:
+            rms = self.rms if self.order is None else self.rms[self.order]
+            # The floor in the gains' dtype: rounding is monotonic, so the maximum is the
+            # same as in float64 rounded, without a float64 array of the chunk's size.
+            floor = np.maximum((self.eps * rms).astype(dtype)[:, None], gain)
+            floor[zeros] = 1  # channels of zeros stay so
+            gain[zeros] = 0  # their gains, exactly (the FFT leaves round-off)
+            np.divide(traces, floor, out=padded[pad:pad + channels])
+            del floor
+        else:
+            padded[pad:pad + channels] = traces
+        traces = padded[pad:pad + channels]
+        if pad:
+            padded[:pad] = traces[:pad][::-1]
+            padded[pad + channels:] = traces[-pad:][::-1]
+        if self.taper:
+            padded *= cosine_taper(len(padded), self.taper).astype(dtype)[:, None]
+        filtered = sosfiltfilt(self.sos, padded, axis=0, runtime=runtime)[pad:pad + channels]
+        if gain is not None:
+            np.multiply(filtered, gain, out=filtered)
+        if self.order is not None:
+            restored = np.empty_like(filtered)
+            restored[self.order] = filtered
+            filtered = restored
+        return filtered

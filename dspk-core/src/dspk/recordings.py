@@ -62,6 +62,7 @@ from dspk.multichannel import whitening_matrix
 from dspk.streaming import (
     CommonReferenceStream,
     DetectPeaksStream,
+    HighpassSpatialFilterStream,
     InterpolateBadChannelsStream,
     PhaseShiftStream,
     Stream,
@@ -84,10 +85,10 @@ __all__ = ["Recording", "Summary", "filter_recording", "process_recording",
 #: of a 384-channel probe at 30 kHz); peak memory is a small multiple of it.
 DEFAULT_CHUNK_BYTES = 48 * 2**20
 
-#: The random stretches that the estimates made before a run (the whitening matrix) come
-#: from: SpikeInterface's ``get_random_data_chunks`` defaults, 20 stretches of 10000 samples,
-#: their starts drawn by :func:`dspk.bad_channels.chunk_starts` with this seed. A recording
-#: of no more samples than the stretches together is taken whole.
+#: The random stretches that the estimates made before a run (the destriping's RMS, the
+#: whitening matrix) come from: SpikeInterface's ``get_random_data_chunks`` defaults, 20
+#: stretches of 10000 samples, their starts drawn by :func:`dspk.bad_channels.chunk_starts`
+#: with this seed. A recording of no more samples than the stretches together is taken whole.
 ESTIMATE_STRETCHES = 20
 ESTIMATE_STRETCH_SAMPLES = 10000
 ESTIMATE_SEED = 0
@@ -337,6 +338,10 @@ class Summary:
         The peaks file written (``filter_recording(detect=True)``).
     peak_count : int
         The peaks in it.
+    destripe_rms : numpy.ndarray or None
+        The RMS of each processed channel that the destriping's gain control
+        was given (``filter_recording(destripe=True)``), float64, estimated
+        before the run.
     whitening : numpy.ndarray or None
         The whitening matrix ``W`` applied (``filter_recording(whiten=...)``),
         ``(C, C)`` float32 over the processed channels: each output sample is
@@ -363,6 +368,7 @@ class Summary:
     bad_channels: BadChannels | None = None
     peaks: Path | None = None
     peak_count: int = 0
+    destripe_rms: np.ndarray | None = None
     whitening: np.ndarray | None = None
 
     @property
@@ -822,19 +828,19 @@ def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
                      highpass=None, order=4, zero_phase=True, phase_shift=None,
                      bad_channels=None, reference=None, positions=None,
-                     local_radius=(30.0, 55.0), whiten=None, whiten_radius=None,
+                     local_radius=(30.0, 55.0), destripe=False, whiten=None, whiten_radius=None,
                      whiten_neighbours=None, detect=False, detect_threshold=5.0,
                      detect_sign="neg", output_dtype=None, scale=1.0, sync_channels=0,
                      chunk_samples=None, overwrite=False, allow_nonfinite=False, progress=True,
                      runtime=None):
     """Filter a recording file: band-pass or high-pass, phase shift, bad channels, reference,
-    whitening, and peaks.
+    destriping, whitening, and peaks.
 
     The steps run in SpikeInterface's recommended order, each as a stream of
     :mod:`dspk.streaming` in float32: the filter (a Butterworth filter of
     :class:`dspk.Filter`, zero phase by default), the phase shift, the
-    interpolation of bad channels, the common reference, then the
-    whitening; threshold peaks are detected on the result. See
+    interpolation of bad channels, the common reference, the destriping,
+    then the whitening; threshold peaks are detected on the result. See
     :func:`process_recording` for the files.
 
     Bad channels are detected before the run by :func:`dspk.detect_bad_channels`
@@ -847,16 +853,20 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     (the structured array of :func:`dspk.detect_peaks`, processed channels'
     indices), once the output is complete.
 
-    The whitening matrix is estimated before the run, as SpikeInterface's
-    ``whiten`` estimates it from random chunks of the preprocessed
+    The destriping's RMS values and the whitening matrix are estimated
+    before the run, as SpikeInterface's ``highpass_spatial_filter`` and
+    ``whiten`` estimate them from random chunks of the preprocessed
     recording: :data:`ESTIMATE_STRETCHES` random stretches of
     :data:`ESTIMATE_STRETCH_SAMPLES` samples (starts drawn with
     :data:`ESTIMATE_SEED`, so runs are reproducible; the whole recording
     when it is no longer than they are together), each read with the
     context its stages need on both sides (the filter's zero-phase margin,
-    the phase shift's margin), run through fresh copies of the stages before
-    the whitening and cut back to the stretch, so that their start-up
-    transients are discarded. :func:`dspk.whiten` of the stretches joined
+    the phase shift's margin, half the destriping's gain window), run
+    through fresh copies of the stages before the estimate and cut back to
+    the stretch, so that their start-up transients are discarded. The RMS
+    of each channel over the stretches at the destriping's input is its
+    gain control's ``rms_values`` (:attr:`Summary.destripe_rms`).
+    :func:`dspk.whiten` of the stretches at the whitening's input, joined,
     gives ``W`` (its default ``eps``, no mean subtracted), which then
     multiplies every output sample, sample by sample, and is returned as
     :attr:`Summary.whitening`.
@@ -897,6 +907,12 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         ``(C, 2)``, or a probeinterface JSON file (:func:`dspk.read_probe`).
     local_radius : (float, float), optional
         The annulus of the local reference, in micrometres. Default ``(30, 55)``.
+    destripe : bool, optional
+        Destripe after the reference: :func:`dspk.highpass_spatial_filter`
+        (IBL's spatial high-pass filter) with its defaults, except
+        ``n_channel_pad`` at most the channel count, channels sorted by
+        depth when ``positions`` are given (in their order otherwise), as
+        :class:`~dspk.streaming.HighpassSpatialFilterStream`.
     whiten : {"global", "local"}, optional
         ZCA-whiten the output with a matrix estimated before the run (see
         above): over all the processed channels, or (``"local"``, needs
@@ -990,15 +1006,31 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
                                             axis=0, runtime=runtime))
     elif reference is not None:
         stages.append(CommonReferenceStream(operator=reference, axis=0, runtime=runtime))
-    if not stages and not detect and whiten is None:
+    destriping = None
+    if destripe:
+        try:  # the options, checked before any work; the RMS values come later
+            destriping = {"fs": fs, "positions": positions, "n_channel_pad": min(60, processed),
+                          "axis": 0, "runtime": runtime}
+            HighpassSpatialFilterStream(rms_values=np.ones(processed), **destriping)
+        except ValueError as exc:
+            raise ValueError(f"destripe (--destripe): {exc}") from None
+    if not stages and not detect and whiten is None and not destripe:
         raise ValueError("nothing to do: give bandpass, highpass, phase_shift, "
-                         "bad_channels='interpolate', reference, whiten or detect")
+                         "bad_channels='interpolate', reference, destripe, whiten or detect")
     target = _destination(recording.path, destination, overwrite)
     peak_file = target.with_name(target.stem + ".peaks.npy") if detect else None
     if peak_file is not None:
         obstacle = _obstacle(peak_file, overwrite)
         if obstacle:
             raise FileExistsError(obstacle)
+    rms = None
+    if destripe:
+        squares, count = np.zeros(processed), 0
+        for piece in _stretches(recording, processed, stages, fs, _spans(recording.samples)):
+            squares += np.einsum("ij,ij->j", piece, piece, dtype=np.float64)
+            count += len(piece)
+        rms = np.sqrt(squares / count)
+        stages.append(HighpassSpatialFilterStream(rms_values=rms, **destriping))
     matrix = None
     if whiten is not None:
         spans = _spans(recording.samples)
@@ -1023,7 +1055,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
     if peaks is not None:
         count = peaks.write(peak_file, overwrite)
     return replace(summary, bad_channels=found, peaks=peak_file, peak_count=count,
-                   whitening=matrix)
+                   destripe_rms=rms, whitening=matrix)
 
 
 def _whitening_options(whiten: Any, radius: Any, neighbours: Any,

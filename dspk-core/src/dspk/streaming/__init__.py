@@ -20,7 +20,8 @@ the operation over the whole signal:
   causal IIR filters (the polyphase filter's phase, or the IIR filter's
   state and the phase of the samples kept, is carried), and
   :class:`CommonReferenceStream` and :class:`InterpolateBadChannelsStream`
-  (which work sample by sample).
+  (which work sample by sample), :class:`HighpassSpatialFilterStream`
+  (sample by sample, with half the gain control's window of look-ahead).
   :class:`WelchStream` averages the same segments as one :func:`dspk.welch`.
   :class:`DetectPeaksStream` gives every peak of :func:`dspk.detect_peaks`
   once (structured arrays of peaks, not samples).
@@ -63,6 +64,7 @@ from dspk.streaming.filters import (
 )
 from dspk.streaming.multichannel import (
     CommonReferenceStream,
+    HighpassSpatialFilterStream,
     InterpolateBadChannelsStream,
     PhaseShiftStream,
 )
@@ -71,6 +73,6 @@ from dspk.streaming.spectral import WelchStream
 
 __all__ = ["Stream", "SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
            "ResamplePolyStream", "DecimateStream", "CommonReferenceStream",
-           "InterpolateBadChannelsStream", "PhaseShiftStream",
+           "InterpolateBadChannelsStream", "PhaseShiftStream", "HighpassSpatialFilterStream",
            "WelchStream", "DetectPeaksStream", "StreamChain", "filter_stream",
            "zero_phase_margin"]

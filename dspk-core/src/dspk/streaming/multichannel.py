@@ -1,5 +1,5 @@
 """Streams across channels: common reference and bad-channel interpolation (exact, sample by
-sample) and phase shift (tapered blocks)."""
+sample), phase shift (tapered blocks) and destriping (exact, half a gain window behind)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ from scipy import fft
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.bad_channels import interpolate_bad_channels
+from dspk.convolution import fftconvolve
+from dspk.destripe import Destriping
 from dspk.docstrings import shared
 from dspk.multichannel import DEFAULT_MARGIN, common_reference, phase_shift
 from dspk.streaming.base import Stream
 
-__all__ = ["CommonReferenceStream", "InterpolateBadChannelsStream", "PhaseShiftStream"]
+__all__ = ["CommonReferenceStream", "InterpolateBadChannelsStream", "PhaseShiftStream",
+           "HighpassSpatialFilterStream"]
 
 
 @shared
@@ -211,3 +214,132 @@ class PhaseShiftStream(Stream):
         self._buffer = self._cut(self._buffer, n - 2 * m, None).copy()
         return self._cut(y, m, n - m).copy(order="K")
 
+
+
+@shared
+class HighpassSpatialFilterStream(Stream):
+    """:func:`dspk.highpass_spatial_filter` (destriping) over a stream, exact.
+
+    The spatial filter works on each sample on its own; the automatic gain
+    control's moving average along time looks ``margin`` samples (half its
+    window) ahead, so the output lags the input by ``margin`` samples, and
+    the signal's ends are padded with zeros, as the one-shot's ``"same"``
+    convolution pads them. The gains are the moving average of the samples
+    held (the chunk and ``2 * margin`` samples before it), a ``"valid"``
+    :func:`dspk.fftconvolve`: the one-shot's to rounding.
+
+    Parameters
+    ----------
+    fs : float
+        The sampling frequency in Hz (for the gain control's window).
+    positions, n_channel_pad, n_channel_taper, direction, apply_agc, agc_window_length_s
+        As :func:`dspk.highpass_spatial_filter`'s.
+    highpass_butter_order, highpass_butter_wn, epsilon
+        As :func:`dspk.highpass_spatial_filter`'s.
+    rms_values : array_like
+        Each channel's RMS, shape ``(C,)``, for the gains' floor: needed with
+        ``apply_agc`` (the one-shot's default, the RMS of the whole signal,
+        is unknown until its end). Estimate it from a part of the signal, as
+        ``dspk filter --destripe`` does.
+    {stream_axis}
+    {runtime}
+
+    Attributes
+    ----------
+    margin : int
+        The samples the output lags the input: half the gain control's
+        window, 0 without it.
+
+    Notes
+    -----
+    A channel whose samples held are all zeros is given gains of 0, as the
+    one-shot gives a channel of zeros over the whole signal (elsewhere the
+    one-shot's gain there is FFT round-off, so both outputs are 0 to it).
+
+    Examples
+    --------
+    >>> import numpy as np, dspk
+    >>> from dspk.streaming import HighpassSpatialFilterStream
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.standard_normal((3000, 64)) + rng.standard_normal((3000, 1))  # samples by channels
+    >>> rms = np.sqrt(np.mean(x ** 2, axis=0))
+    >>> stream = HighpassSpatialFilterStream(30000, rms_values=rms, axis=0)
+    >>> stream.margin, stream.push(x[:1000]).shape  # the output lags
+    (1500, (0, 64))
+    >>> y = np.concatenate([stream.push(x[1000:]), stream.finish()])
+    >>> bool(np.allclose(y, dspk.highpass_spatial_filter(x, 30000, rms_values=rms, axis=0)))
+    True
+    """
+
+    def __init__(self, fs, *, positions=None, n_channel_pad=60, n_channel_taper=0,
+                 direction="y", apply_agc=True, agc_window_length_s=0.1,
+                 highpass_butter_order=3, highpass_butter_wn=0.01, epsilon=0.003,
+                 rms_values=None, axis=-1, runtime=None):
+        super().__init__(axis, runtime)
+        self._fs = validation.sampling_rate(fs)
+        if not isinstance(apply_agc, (bool, np.bool_)):
+            raise TypeError(f"apply_agc must be True or False; got {apply_agc!r}")
+        if apply_agc and rms_values is None:
+            raise ValueError("a stream needs rms_values with apply_agc: the RMS of the whole "
+                             "signal is unknown until its end; estimate it from a part")
+        self._options = {"positions": positions, "n_channel_pad": n_channel_pad,
+                         "n_channel_taper": n_channel_taper, "direction": direction,
+                         "apply_agc": apply_agc, "agc_window_length_s": agc_window_length_s,
+                         "highpass_butter_order": highpass_butter_order,
+                         "highpass_butter_wn": highpass_butter_wn, "epsilon": epsilon,
+                         "rms_values": rms_values}
+        known = positions if positions is not None else rms_values
+        self._setup = (None if known is None else
+                       Destriping(self._fs, len(to_numpy(known)), **self._options))
+        self.margin = 0 if self._setup is None else self._setup.margin
+        self._buffer: np.ndarray | None = None
+
+    def _push(self, chunk: np.ndarray) -> np.ndarray:
+        if chunk.ndim != 2:
+            raise ValueError(f"chunks must be 2-D, channels by samples or samples by channels; "
+                             f"got {chunk.ndim}-D")
+        channels = chunk.shape[1 - self.axis]
+        if self._setup is None:
+            self._setup = Destriping(self._fs, channels, **self._options)
+        elif self._setup.channels != channels:
+            raise ValueError(f"the chunks have {channels} channel(s); positions and rms_values "
+                             f"give {self._setup.channels}")
+        if not self.margin:
+            return self._destripe(chunk, None, None)
+        if self._buffer is None:
+            self._buffer = self._zeros(self.margin)
+        self._buffer = self._join(self._buffer, chunk)
+        if self._length(self._buffer) <= 2 * self.margin:
+            return self._empty()
+        return self._emit()
+
+    def _finish(self) -> np.ndarray:
+        if not self.margin:
+            return self._empty()
+        self._buffer = self._join(self._buffer, self._zeros(self.margin))
+        if self._length(self._buffer) <= 2 * self.margin:
+            return self._empty()
+        return self._emit()
+
+    def _zeros(self, n: int) -> np.ndarray:
+        shape = list(self._like.shape)
+        shape[self.axis] = n
+        return np.zeros(shape, self.dtype)
+
+    def _emit(self) -> np.ndarray:
+        """Destripe the buffer's samples that have ``margin`` samples on both sides."""
+        m, n = self.margin, self._length(self._buffer)
+        traces = self._buffer if self.axis == 1 else self._buffer.T
+        window = self._setup.window[None, :].astype(self.dtype)
+        gain = fftconvolve(np.abs(traces), window, mode="valid", axes=1, runtime=self.runtime)
+        y = self._destripe(self._cut(self._buffer, m, n - m), np.asarray(gain),
+                           ~traces.any(axis=1))
+        self._buffer = self._cut(self._buffer, n - 2 * m, None).copy()
+        return y
+
+    def _destripe(self, chunk: np.ndarray, gain: np.ndarray | None,
+                  zeros: np.ndarray | None) -> np.ndarray:
+        traces = chunk if self.axis == 1 else chunk.T
+        y = self._setup.apply(traces, gain, zeros, "F" if self.axis == 0 else "C",
+                              self.runtime)
+        return np.asarray(y if self.axis == 1 else y.T)
