@@ -216,6 +216,17 @@ class Destriping:
     channels' RMS in their own order (None until known), ``window`` the gain
     control's (float64), ``margin`` half its length: the samples each gain looks
     at on either side.
+
+    Parameters
+    ----------
+    fs : float
+        The sampling frequency in Hz.
+    channels : int
+        The channel count.
+    positions, n_channel_pad, n_channel_taper, direction, apply_agc, agc_window_length_s
+        As :func:`highpass_spatial_filter`'s.
+    highpass_butter_order, highpass_butter_wn, epsilon, rms_values
+        As :func:`highpass_spatial_filter`'s.
     """
 
     def __init__(self, fs: float, channels: int, *, positions=None, n_channel_pad=60,
@@ -257,7 +268,18 @@ class Destriping:
               layout: str, runtime: Any) -> np.ndarray:
         """Destripe ``traces`` (channels by samples) whose gains are ``gain`` (None: no AGC).
 
-        ``zeros`` marks the channels of zeros, which stay so with a gain of 0.
+        Parameters
+        ----------
+        traces : ndarray
+            Channels by samples, in the caller's channel order.
+        gain : ndarray or None
+            The gain control's moving average at the same samples (changed in place).
+        zeros : ndarray or None
+            The channels of zeros, which stay so with a gain of 0.
+        layout : {"C", "F"}
+            The memory order of the padded array.
+        runtime : str or None
+            The runtime of the spatial filter.
         """
         dtype, channels, pad = traces.dtype, self.channels, self.pad
         if self.order is not None:

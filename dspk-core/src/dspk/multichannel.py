@@ -457,6 +457,16 @@ def whitening_matrix(x, *, mode="global", radius=None, neighbours=None, position
                      eps=None, axis=-1, runtime=None) -> np.ndarray:
     """The ``W`` of :func:`whiten` (no mean subtracted), without applying it to ``x``.
 
+    Parameters
+    ----------
+    x, mode, radius, neighbours, positions, eps, axis, runtime
+        As :func:`whiten`'s.
+
+    Returns
+    -------
+    ndarray
+        The whitening matrix ``(C, C)``, in the computation's dtype.
+
     Examples
     --------
     >>> import numpy as np, dspk
