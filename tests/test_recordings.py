@@ -860,3 +860,23 @@ def test_cli_destriping_needs_enough_channels(tmp_path, rng, capsys, monkeypatch
     error = capsys.readouterr().err
     assert error.startswith("dspk: error: destripe (--destripe): x has 3 channel(s)"), error
     assert not leftovers(tmp_path)
+
+
+def test_whitening_after_a_causal_filter(tmp_path, rng, monkeypatch):
+    # The stretches' context after a causal filter is where its impulse response has decayed.
+    x, _, _ = probe_recording(rng, samples=20000)
+    path, out = tmp_path / "probe.bin", tmp_path / "out.bin"
+    x.tofile(path)
+    monkeypatch.setattr("dspk.recordings.ESTIMATE_STRETCHES", 5)
+    monkeypatch.setattr("dspk.recordings.ESTIMATE_STRETCH_SAMPLES", 2000)
+    summary = filter_recording(path, out, FS, channels=48, dtype="float32", highpass=300,
+                               order=3, zero_phase=False, whiten="global", chunk_samples=3001,
+                               progress=False)
+    sos = Filter.highpass(300, FS, order=3).sos.copy()
+    want = signal.sosfilt(sos, x.astype(np.float64), axis=0)
+    y = np.fromfile(out, np.float32).reshape(-1, 48)
+    assert rel_l2(y, dspk.whiten(want, W=summary.whitening, axis=0)[0]) <= 5e-5
+    whole = dspk.whiten(want, axis=0)[1]
+    # 10000 samples of 48 channels: sampling error of order sqrt(48 / 10000) = 7 % (11 %
+    # measured).
+    assert np.linalg.norm(summary.whitening - whole) / np.linalg.norm(whole) <= 0.2
