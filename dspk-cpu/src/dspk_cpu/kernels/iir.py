@@ -306,7 +306,13 @@ def _kernels(kind, size, width):
     # its disk cache on the closure's pickled contents (here sos, size and width, which
     # tell the kernels apart), and a function there would change from process to process.
     # The one-pass kernel inlines its one sweep; the zero-phase kernel calls its five
-    # (inlined, they took twice as long to compile, for 5% in float64 only).
+    # (inlined, they took twice as long to compile, for 5% in float64 only). A called
+    # sweep is a symbol of the cached machine code, named from the function's qualified
+    # name and a counter of the process that compiled it: two zero-phase kernels cached
+    # by two processes could name their different sweeps alike, and a process loading
+    # both linked one kernel to the other's sweep (a 2-section filter run through 4,
+    # NaN and a corrupted heap). The name says which sweep it is.
+    sweep.__name__ = sweep.__qualname__ = f"sweep_{kind}{size}_lanes{width}"
     return tuple(njit(cache=True, parallel=True)(types.FunctionType(
         kernel.__code__, {**globals(), "_sweep": njit(**options)(sweep)}, kernel.__name__,
         None, kernel.__closure__))
