@@ -106,7 +106,7 @@ def _float_of_key(key, bits, values):
 
 
 @njit(inline="always")
-def _reference(values, use_median, keys, spare, bits):
+def median_or_mean(values, use_median, keys, spare, bits):
     """The median (or mean) of the contiguous ``values``, as float64.
 
     ``keys`` and ``spare`` are scratch arrays of unsigned integers as wide as the
@@ -164,7 +164,7 @@ def _subtract_references(x, y, samples_by_channels, members, starts, contiguous,
             if samples_by_channels and contiguous[g]:
                 for t in range(t0, t0 + width):
                     values, out = x[t, first:first + m], y[t, first:first + m]
-                    ref = _reference(values, use_median, keys, spare, bits)
+                    ref = median_or_mean(values, use_median, keys, spare, bits)
                     for i in range(m):
                         out[i] = values[i] - ref
                 continue
@@ -185,7 +185,7 @@ def _subtract_references(x, y, samples_by_channels, members, starts, contiguous,
                     for w in range(width):
                         tile[w, i] = row[t0 + w]
             for w in range(width):
-                reference[w] = _reference(tile[w, :m], use_median, keys, spare, bits)
+                reference[w] = median_or_mean(tile[w, :m], use_median, keys, spare, bits)
             if samples_by_channels:
                 for w in range(width):
                     for i in range(m):

@@ -9,7 +9,7 @@ or ``"single"``) takes a padded table of neighbours, one row per channel.
   neighbours (Neuropixels' annulus holds 5 to 7), each sample's median is read
   off the values' ranks, counted branch-free with the samples as SIMD lanes;
   more take the common reference's bitwise selection
-  (:func:`dspk_cpu.multichannel.bitwise_select._reference`). Both order the
+  (:func:`dspk_cpu.multichannel.bitwise_select.median_or_mean`). Both order the
   values by the same integer keys, so they pick the same values. The mean is
   summed in float64.
 - ``numpy-blocks``: channels with as many neighbours gathered together,
@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from dspk_cpu import compiling
 from dspk_cpu.layout import channel_major
-from dspk_cpu.multichannel.bitwise_select import SMALL, TILE, _reference
+from dspk_cpu.multichannel.bitwise_select import SMALL, TILE, median_or_mean
 from dspk_cpu.multichannel.blocks import sample_blocks
 from dspk_cpu.threads import on_threads, use_numba_threads
 
@@ -127,7 +127,7 @@ def _subtract_neighbours(x, y, samples_by_channels, table, counts, use_median, s
                 for w in range(n):
                     for k in range(m):
                         column[k] = tile[k, w]
-                    refs[w] = _reference(column[:m], True, column_keys, spare, bits)
+                    refs[w] = median_or_mean(column[:m], True, column_keys, spare, bits)
             for w in range(n):
                 if samples_by_channels:
                     y[t0 + w, c] = x[t0 + w, c] - refs[w]
