@@ -268,12 +268,13 @@ def run_dspk(*arguments: str, cwd: Path, timeout: float = 300) -> subprocess.Com
 
 
 def paused_run(folder: Path, rng) -> subprocess.Popen:
-    """``dspk filter long.bin out.bin`` in 200 chunks, stopped (SIGSTOP) once it writes.
+    """``dspk filter long.bin out.bin`` in 600 chunks, stopped (SIGSTOP) once it writes
+    (long enough that a loaded machine does not let it finish before the stop).
 
     Returns the process with its input's digest as ``process.input_digest``.
     """
     path = folder / "long.bin"
-    (rng.standard_normal((20000, 8)) * 100).astype(np.int16).tofile(path)
+    (rng.standard_normal((60000, 8)) * 100).astype(np.int16).tofile(path)
     process = subprocess.Popen(
         [sys.executable, "-m", "dspk", "filter", path.name, "out.bin", "--channels", "8",
          "--fs", "30000", "--bandpass", "300", "6000", "--chunk-samples", "100", "--quiet"],
@@ -450,10 +451,10 @@ def test_an_input_truncated_during_the_run_is_an_io_error(recording, tmp_path):
 
 def test_cli_input_truncated_during_the_run(tmp_path, rng):
     process = paused_run(tmp_path, rng)
-    os.truncate(tmp_path / "long.bin", 160000)
+    os.truncate(tmp_path / "long.bin", 480000)
     stderr = resumed(process)
     assert process.returncode == 1, stderr
-    assert ("dspk: error: long.bin has 160000 bytes, 320000 when this run began: it was "
+    assert ("dspk: error: long.bin has 480000 bytes, 960000 when this run began: it was "
             "truncated during the run") in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out.bin").exists() and leftovers(tmp_path) == []
 
