@@ -243,20 +243,16 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
     Parameters
     ----------
     {sos}
-    x : dask.array.Array
-        2-D, chunked along time in chunks of at least ``margin`` samples.
+    {dask_x}
     axis, padtype, padlen
         As :func:`dspk.sosfiltfilt`'s.
-    margin : int, optional
-        Samples of each neighbour a block is filtered with; by default
-        :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).
+    {dask_margin}
     {tol}
     {runtime_workers}
 
     Returns
     -------
-    dask.array.Array
-        The filtered signal, lazily.
+    {dask_filtered}
 
     Examples
     --------
@@ -281,20 +277,16 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=N
     Parameters
     ----------
     {ba}
-    x : dask.array.Array
-        2-D, chunked along time in chunks of at least ``margin`` samples.
+    {dask_x}
     axis, padtype, padlen
         As :func:`dspk.filtfilt`'s.
-    margin : int, optional
-        Samples of each neighbour a block is filtered with; by default
-        :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).
+    {dask_margin}
     {tol}
     {runtime_workers}
 
     Returns
     -------
-    dask.array.Array
-        The filtered signal, lazily.
+    {dask_filtered}
 
     Examples
     --------
@@ -321,8 +313,7 @@ def phase_shift(x, shifts, *, margin=multichannel.DEFAULT_MARGIN, axis=-1, runti
 
     Parameters
     ----------
-    x : dask.array.Array
-        2-D, chunked along time in chunks of at least ``margin`` samples.
+    {dask_x}
     shifts : array_like
         The delay of each channel, in samples.
     margin : int, optional

@@ -131,6 +131,7 @@ class Filter:
         object.__setattr__(self, "zero_phase", bool(self.zero_phase))
 
     @classmethod
+    @shared
     def bandpass(cls, low, high, fs, order=4, ftype="butter", zero_phase=True, *, rp=None,
                  rs=None) -> Filter:
         """A band-pass filter passing ``low`` to ``high`` (in the units of ``fs``).
@@ -143,19 +144,14 @@ class Filter:
         ----------
         low, high : float
             The band edges, in the units of ``fs``, ``0 < low < high < fs / 2``.
-        fs : float
-            The sampling frequency.
+        {design_fs}
         order : int, optional
             The order of the low-pass prototype (the band-pass has twice it).
             Default 4.
-        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-            The filter family. Default "butter".
+        {design_ftype}
         zero_phase : bool, optional
             Apply forward and backward (default) or forward only.
-        rp : float, optional
-            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-        rs : float, optional
-            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+        {design_ripples}
         """
         fs = _positive(fs, "fs")
         low, high = _frequency(low, "low", fs), _frequency(high, "high", fs)
@@ -164,6 +160,7 @@ class Filter:
         return cls(_design([low, high], "bandpass", fs, order, ftype, rp, rs), fs, zero_phase)
 
     @classmethod
+    @shared
     def highpass(cls, cutoff, fs, order=4, ftype="butter", zero_phase=True, *, rp=None,
                  rs=None) -> Filter:
         """A high-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``).
@@ -172,24 +169,20 @@ class Filter:
         ----------
         cutoff : float
             The cut-off frequency, ``0 < cutoff < fs / 2``.
-        fs : float
-            The sampling frequency.
+        {design_fs}
         order : int, optional
             The filter's order. Default 4.
-        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-            The filter family. Default "butter".
+        {design_ftype}
         zero_phase : bool, optional
             Apply forward and backward (default) or forward only.
-        rp : float, optional
-            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-        rs : float, optional
-            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+        {design_ripples}
         """
         fs = _positive(fs, "fs")
         cutoff = _frequency(cutoff, "cutoff", fs)
         return cls(_design(cutoff, "highpass", fs, order, ftype, rp, rs), fs, zero_phase)
 
     @classmethod
+    @shared
     def lowpass(cls, cutoff, fs, order=4, ftype="butter", zero_phase=True, *, rp=None,
                 rs=None) -> Filter:
         """A low-pass filter with its cut-off at ``cutoff`` (in the units of ``fs``).
@@ -198,24 +191,20 @@ class Filter:
         ----------
         cutoff : float
             The cut-off frequency, ``0 < cutoff < fs / 2``.
-        fs : float
-            The sampling frequency.
+        {design_fs}
         order : int, optional
             The filter's order. Default 4.
-        ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-            The filter family. Default "butter".
+        {design_ftype}
         zero_phase : bool, optional
             Apply forward and backward (default) or forward only.
-        rp : float, optional
-            Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-        rs : float, optional
-            Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+        {design_ripples}
         """
         fs = _positive(fs, "fs")
         cutoff = _frequency(cutoff, "cutoff", fs)
         return cls(_design(cutoff, "lowpass", fs, order, ftype, rp, rs), fs, zero_phase)
 
     @classmethod
+    @shared
     def notch(cls, freq, fs, Q=30.0, zero_phase=True) -> Filter:  # noqa: N803 (scipy's name)
         """A second-order notch (:func:`scipy.signal.iirnotch`) at ``freq``, ``freq / Q`` wide.
 
@@ -223,8 +212,7 @@ class Filter:
         ----------
         freq : float
             The frequency to remove, ``0 < freq < fs / 2``.
-        fs : float
-            The sampling frequency.
+        {design_fs}
         Q : float, optional
             Quality factor: the notch is ``freq / Q`` wide at -3 dB. Default 30.
         zero_phase : bool, optional
@@ -276,26 +264,17 @@ def bandpass(x, low, high, fs, order=4, ftype="butter", zero_phase=True, axis=-1
         The signal.
     low, high : float
         The band edges, in the units of ``fs``, ``0 < low < high < fs / 2``.
-    fs : float
-        The sampling frequency.
+    {design_fs}
     order : int, optional
         The order of the low-pass prototype (the band-pass has twice it). Default 4.
-    ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-        The filter family. Default "butter".
-    zero_phase : bool, optional
-        Filter forward and backward (default) or forward only.
-    axis : int, optional
-        The time axis. Default -1.
-    rp : float, optional
-        Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-    rs : float, optional
-        Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+    {design_ftype}
+    {design_zero_phase_axis}
+    {design_ripples}
     {runtime}
 
     Returns
     -------
-    y : ndarray
-        The filtered signal, of ``x``'s shape and (float32 or float64) dtype.
+    {design_filtered}
 
     Examples
     --------
@@ -323,26 +302,17 @@ def highpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *
         The signal.
     cutoff : float
         The cut-off frequency, in the units of ``fs``, ``0 < cutoff < fs / 2``.
-    fs : float
-        The sampling frequency.
+    {design_fs}
     order : int, optional
         The filter's order. Default 4.
-    ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-        The filter family. Default "butter".
-    zero_phase : bool, optional
-        Filter forward and backward (default) or forward only.
-    axis : int, optional
-        The time axis. Default -1.
-    rp : float, optional
-        Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-    rs : float, optional
-        Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+    {design_ftype}
+    {design_zero_phase_axis}
+    {design_ripples}
     {runtime}
 
     Returns
     -------
-    y : ndarray
-        The filtered signal, of ``x``'s shape and (float32 or float64) dtype.
+    {design_filtered}
 
     Examples
     --------
@@ -371,26 +341,17 @@ def lowpass(x, cutoff, fs, order=4, ftype="butter", zero_phase=True, axis=-1, *,
         The signal.
     cutoff : float
         The cut-off frequency, in the units of ``fs``, ``0 < cutoff < fs / 2``.
-    fs : float
-        The sampling frequency.
+    {design_fs}
     order : int, optional
         The filter's order. Default 4.
-    ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
-        The filter family. Default "butter".
-    zero_phase : bool, optional
-        Filter forward and backward (default) or forward only.
-    axis : int, optional
-        The time axis. Default -1.
-    rp : float, optional
-        Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
-    rs : float, optional
-        Stopband attenuation in dB ('cheby2', 'ellip'); default 60.
+    {design_ftype}
+    {design_zero_phase_axis}
+    {design_ripples}
     {runtime}
 
     Returns
     -------
-    y : ndarray
-        The filtered signal, of ``x``'s shape and (float32 or float64) dtype.
+    {design_filtered}
 
     Examples
     --------
@@ -417,14 +378,10 @@ def notch(x, freq, fs, Q=30.0, zero_phase=True, axis=-1, *, runtime=None):  # no
         The signal.
     freq : float
         The frequency to remove, ``0 < freq < fs / 2``.
-    fs : float
-        The sampling frequency.
+    {design_fs}
     Q : float, optional
         Quality factor: the notch is ``freq / Q`` wide at -3 dB. Default 30.
-    zero_phase : bool, optional
-        Filter forward and backward (default) or forward only.
-    axis : int, optional
-        The time axis. Default -1.
+    {design_zero_phase_axis}
     {runtime}
 
     Returns

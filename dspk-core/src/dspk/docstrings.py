@@ -47,6 +47,37 @@ runtime : str, optional
     "runtime_workers": """\
 runtime : str, optional
     The runtime the workers run on.""",
+    # --- filter designs (dspk.designs) ------------------------------------------------------
+    "design_fs": """\
+fs : float
+    The sampling frequency.""",
+    "design_ftype": """\
+ftype : {"butter", "cheby1", "cheby2", "ellip", "bessel"}, optional
+    The filter family. Default "butter".""",
+    "design_ripples": """\
+rp : float, optional
+    Passband ripple in dB ('cheby1', 'ellip'); default 0.1.
+rs : float, optional
+    Stopband attenuation in dB ('cheby2', 'ellip'); default 60.""",
+    "design_zero_phase_axis": """\
+zero_phase : bool, optional
+    Filter forward and backward (default) or forward only.
+axis : int, optional
+    The time axis. Default -1.""",
+    "design_filtered": """\
+y : ndarray
+    The filtered signal, of ``x``'s shape and (float32 or float64) dtype.""",
+    # --- dspk.dask ----------------------------------------------------------------------------
+    "dask_x": """\
+x : dask.array.Array
+    2-D, chunked along time in chunks of at least ``margin`` samples.""",
+    "dask_margin": """\
+margin : int, optional
+    Samples of each neighbour a block is filtered with; by default
+    :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).""",
+    "dask_filtered": """\
+dask.array.Array
+    The filtered signal, lazily.""",
     # --- convolution ------------------------------------------------------------------------
     "in1": """\
 in1 : array_like
