@@ -8,8 +8,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 CALL = """
 import sys, json, numpy as np, scipy.signal as s, dspk
 from dspk.tuning.tuner import forced_variant
@@ -34,7 +32,6 @@ def _run(tmp_path, *orders):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.exhaustive  # three interpreters compiling from nothing: about 25 s
 def test_zero_phase_kernels_cached_by_two_processes_run_together_in_a_third(tmp_path):
     """Two filters of different section counts, compiled in separate processes: the
     process loading both used to run one through the other's sweep (NaN, or the
