@@ -70,8 +70,7 @@ from dspk.streaming import (
     filter_stream,
     zero_phase_margin,
 )
-from dspk.streaming.filters import DEFAULT_TOLERANCE, CausalStream
-from dspk.streaming.filters import _decay_margin as decay_margin
+from dspk.streaming.filters import CausalStream
 
 try:
     import fcntl
@@ -1090,7 +1089,7 @@ def _transient(stage: Stream, fs: float) -> int:
     """
     if isinstance(stage, CausalStream):
         try:
-            return decay_margin(stage._filter, DEFAULT_TOLERANCE)
+            return stage.settling
         except ValueError:
             return max(int(fs), 1)
     return int(getattr(stage, "margin", 0))

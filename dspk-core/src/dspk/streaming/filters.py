@@ -237,6 +237,13 @@ class CausalStream(Stream):
         return y.astype(chunk.dtype, copy=False)
 
     @property
+    def settling(self) -> int:
+        """Samples after which the output no longer depends on how the stream started: where
+        the impulse response's tail falls below :data:`DEFAULT_TOLERANCE` (a
+        :class:`ValueError` for a filter whose response does not decay)."""
+        return _decay_margin(self._filter, DEFAULT_TOLERANCE)
+
+    @property
     def zf(self) -> np.ndarray | None:
         """The filter state after the last chunk, as ``sosfilt``'s or ``lfilter``'s ``zf``."""
         return None if self._state is None else self._state.astype(self.dtype, copy=False)
