@@ -13,6 +13,12 @@ The builds share one daemon thread, so a process that exits does not wait for on
 A child forked while a build ran cannot build (numba's compiler lock stayed with
 the parent's thread): its kernels that are not built answer ``KernelNotReady``, or
 raise :class:`RuntimeError` where the caller cannot defer.
+
+While numba compiles it swaps Python's process-wide warning filters
+(``warnings.catch_warnings`` is not thread-safe before Python 3.14), so a
+warning raised in another thread meanwhile may be shown late, from the build
+thread, and escape a ``pytest.warns`` block: tests that check warnings call
+:func:`wait_for_builds` first.
 """
 
 from __future__ import annotations
@@ -87,6 +93,19 @@ def _build(kernel: Any, key: tuple, args: tuple) -> None:
         future.result(timeout=(WAIT if fresh else 0) if defer else None)
     except TimeoutError:
         raise KernelNotReady(f"numba kernel {kernel.__name__} is compiling") from None
+
+
+def wait_for_builds() -> None:
+    """Block until every build started so far has finished (successfully or not).
+
+    Examples
+    --------
+    >>> wait_for_builds()  # nothing in flight: returns at once
+    """
+    with _lock:
+        pending = list(_builds.values())
+    for future in pending:
+        future.exception()  # waits; a failed build is the caller's to meet
 
 
 def _submit(function: Callable[..., Any], *args: Any) -> Future:
