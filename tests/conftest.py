@@ -13,7 +13,6 @@ Property tests draw their examples from a fixed seed: 10 a test by default,
 """
 
 import pytest
-from dspk_cpu.compiling import wait_for_builds
 from hypothesis import settings
 
 from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
@@ -24,6 +23,7 @@ from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
     runtimes_under_test,
     variant_params,
 )
+from dspk_cpu.compiling import wait_for_builds
 
 # The test plugins are installed by test_plugins.py into temporary folders;
 # importing them from the source tree would make them visible to every test.

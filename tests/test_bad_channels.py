@@ -8,10 +8,10 @@ that chunks repeat and their margins are cut at both ends.
 
 import numpy as np
 import pytest
-from dspk.testing.conformance.test_bad_channels import probe, recording
 
 import dspk
 from dspk import bad_channels
+from dspk.testing.conformance.test_bad_channels import probe, recording
 
 FS = 30000.0
 

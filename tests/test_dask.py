@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, rel_l2
 from scipy import signal
+
+from conftest import TOLERANCE, rel_l2
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")

@@ -11,9 +11,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from scipy import signal
 
+from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from dspk import validation
 from dspk.designs import Filter, bandpass, highpass, lowpass, notch
 from dspk.tuning.tuner import forced_variant

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from dspk.streaming import (
     CommonReferenceStream,
     DecimateStream,

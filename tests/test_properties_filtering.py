@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, open_backend, rel_l2
 
 RUNTIMES = dspk.runtime.available()
 

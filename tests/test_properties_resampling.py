@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, open_backend, rel_l2, variant_params
 from dspk.tuning.tuner import forced_variant
 
 

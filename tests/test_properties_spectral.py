@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import TOLERANCE, rel_l2
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, rel_l2
 
 WINDOWS = ["hann", "hamming", "boxcar", "blackman", ("tukey", 0.3), ("kaiser", 4.0)]
 

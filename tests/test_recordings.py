@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
 from dspk import cli
 from dspk.designs import Filter
 from dspk.recordings import Recording, filter_recording, neuropixels_shifts, process_recording

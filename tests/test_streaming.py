@@ -12,10 +12,10 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
 from scipy import signal
 
 import dspk
+from conftest import TOLERANCE, open_backend, rel_l2, runtimes_under_test
 from dspk.designs import Filter
 from dspk.streaming import (
     CommonReferenceStream,
