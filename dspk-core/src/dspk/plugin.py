@@ -122,9 +122,12 @@ _deferring: contextvars.ContextVar[bool] = contextvars.ContextVar("dspk_deferrin
                                                                   default=False)
 
 
+_waiting: contextvars.ContextVar[bool] = contextvars.ContextVar("dspk_waiting", default=False)
+
+
 def may_defer() -> bool:
     """Whether a variant may raise :class:`KernelNotReady` rather than build its
-    kernel now: true inside :func:`deferring` only.
+    kernel now: true inside :func:`deferring`, unless inside :func:`waiting_for_kernels`.
 
     Examples
     --------
@@ -133,8 +136,11 @@ def may_defer() -> bool:
     >>> with deferring():
     ...     may_defer()
     True
+    >>> with waiting_for_kernels(), deferring():
+    ...     may_defer()
+    False
     """
-    return _deferring.get()
+    return _deferring.get() and not _waiting.get()
 
 
 @contextlib.contextmanager
@@ -153,6 +159,34 @@ def deferring(allowed: bool = True):
         yield
     finally:
         _deferring.reset(token)
+
+
+@contextlib.contextmanager
+def waiting_for_kernels():
+    """Make calls in this block wait for their kernels to be built: none runs
+    another variant meanwhile.
+
+    Outside it, a call that meets a kernel still compiling runs the next ready
+    variant (usually scipy's), whose result agrees within floating-point
+    tolerance but not bit for bit. Wait where that matters: a benchmark that
+    times the compiled kernel, or results compared exactly between calls.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.signal, dspk
+    >>> from dspk.plugin import waiting_for_kernels
+    >>> sos = scipy.signal.butter(3, 0.1, output="sos")
+    >>> x = np.random.default_rng(0).standard_normal((4, 1000)).astype(np.float32)
+    >>> with waiting_for_kernels():
+    ...     y = dspk.sosfiltfilt(sos, x, runtime="cpu")
+    >>> y.dtype
+    dtype('float32')
+    """
+    token = _waiting.set(True)
+    try:
+        yield
+    finally:
+        _waiting.reset(token)
 
 
 @dataclass(frozen=True)
