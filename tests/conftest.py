@@ -12,7 +12,6 @@ Property tests draw their examples from a fixed seed: 10 a test by default,
 40 with ``--exhaustive`` (the option of the kit's plugin).
 """
 
-import pytest
 from hypothesis import settings
 
 from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
@@ -23,19 +22,10 @@ from dspk.testing import (  # noqa: F401  (re-exported for the test modules)
     runtimes_under_test,
     variant_params,
 )
-from dspk_cpu.compiling import wait_for_builds
 
 # The test plugins are installed by test_plugins.py into temporary folders;
 # importing them from the source tree would make them visible to every test.
 collect_ignore = ["plugins"]
-
-
-@pytest.fixture(autouse=True)
-def _no_kernel_build_in_flight():
-    """Each test starts with no cpu kernel compiling in the background: numba swaps
-    the process-wide warning filters while it compiles, which would let a warning
-    escape this test's ``pytest.warns`` (see :mod:`dspk_cpu.compiling`)."""
-    wait_for_builds()
 
 
 def pytest_configure(config):

@@ -1,12 +1,16 @@
 """numba's disk cache shared by processes: kernels cached by different processes work
 together in a third (each zero-phase IIR kernel calls a sweep of its own size, a symbol
-of the cached code)."""
+of the cached code).
+
+Three interpreters compile from nothing (about 25 s): marked exhaustive, which CI runs."""
 
 import json
 import os
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 CALL = """
 import sys, json, numpy as np, scipy.signal as s, dspk
@@ -32,6 +36,7 @@ def _run(tmp_path, *orders):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.exhaustive
 def test_zero_phase_kernels_cached_by_two_processes_run_together_in_a_third(tmp_path):
     """Two filters of different section counts, compiled in separate processes: the
     process loading both used to run one through the other's sweep (NaN, or the
