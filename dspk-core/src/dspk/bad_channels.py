@@ -166,13 +166,14 @@ def _coherence_psd_codes(chunks: np.ndarray, order: np.ndarray | None, fs: float
     The chunks go through each array operation together: Welch's spectra of all
     their channels in one call, and the median across channels of the chunks
     joined in time (it is taken sample by sample), so that a runtime is called
-    three times whatever ``k`` is.
+    three times whatever ``k`` is. The features do not depend on the channels'
+    order: only the labelling, which compares neighbours, takes them in depth
+    ``order``.
     """
-    if order is not None:
-        chunks = chunks[:, order]
     k, channels, size = chunks.shape
     dtype = chunks.dtype
-    raw = (chunks - chunks.mean(axis=2, keepdims=True, dtype=np.float64)).astype(dtype)
+    raw = (chunks - chunks.mean(axis=2, keepdims=True, dtype=np.float64)).astype(dtype,
+                                                                                 copy=False)
     f, psd = welch(raw.reshape(k * channels, size), fs=fs, window="hann", nperseg=nperseg,
                    runtime=runtime)
     high = f > fs / 2 * nyquist_threshold
@@ -183,14 +184,14 @@ def _coherence_psd_codes(chunks: np.ndarray, order: np.ndarray | None, fs: float
     ref = ref.reshape(k, size)
     ref -= ref.mean(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        xcorr = (np.matmul(raw.astype(np.float64), ref[:, :, None])[:, :, 0]
+        xcorr = (np.matmul(raw.astype(np.float64, copy=False), ref[:, :, None])[:, :, 0]
                  / np.einsum("ks,ks->k", ref, ref)[:, None])
-    codes = np.stack([ibl_labels(xcorr[i], psd_hf[i], **thresholds) for i in range(k)])
     if order is None:
-        return codes
-    unsorted = np.empty_like(codes)
-    unsorted[:, order] = codes
-    return unsorted
+        return np.stack([ibl_labels(xcorr[i], psd_hf[i], **thresholds) for i in range(k)])
+    codes = np.empty((k, channels), dtype=np.int64)
+    for i in range(k):
+        codes[i, order] = ibl_labels(xcorr[i, order], psd_hf[i, order], **thresholds)
+    return codes
 
 
 @shared
