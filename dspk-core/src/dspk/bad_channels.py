@@ -186,11 +186,10 @@ def _coherence_psd_codes(chunks: np.ndarray, order: np.ndarray | None, fs: float
     with np.errstate(divide="ignore", invalid="ignore"):
         xcorr = (np.matmul(raw.astype(np.float64, copy=False), ref[:, :, None])[:, :, 0]
                  / np.einsum("ks,ks->k", ref, ref)[:, None])
-    if order is None:
-        return np.stack([ibl_labels(xcorr[i], psd_hf[i], **thresholds) for i in range(k)])
+    depth = slice(None) if order is None else order
     codes = np.empty((k, channels), dtype=np.int64)
     for i in range(k):
-        codes[i, order] = ibl_labels(xcorr[i, order], psd_hf[i, order], **thresholds)
+        codes[i, depth] = ibl_labels(xcorr[i, depth], psd_hf[i, depth], **thresholds)
     return codes
 
 
@@ -402,15 +401,15 @@ def detect_bad_channels(x, fs, method="coherence+psd", *, positions=None, std_ma
     # The chunks go in groups of at most about _GROUP_ELEMENTS values, margins included.
     unique, inverse, repeats = np.unique(starts, return_inverse=True, return_counts=True)
     per_group = max(1, _GROUP_ELEMENTS // (channels * (size + (0 if sos is None else 2 * margin))))
-    groups = [unique[i:i + per_group] for i in range(0, len(unique), per_group)]
+    firsts = range(0, len(unique), per_group)
     labels = np.full(channels, LABELS[0], dtype="<U5")
     if method == "coherence+psd":
         order = depth_order(positions, direction)
         votes = np.zeros((channels, len(LABELS)), dtype=np.int64)
-        for i, group in enumerate(groups):
-            codes = _coherence_psd_codes(high_passed(group), order, fs, nperseg,
-                                         nyquist_threshold, runtime, **thresholds)
-            times = repeats[i * per_group:i * per_group + len(group)]
+        for first in firsts:
+            codes = _coherence_psd_codes(high_passed(unique[first:first + per_group]), order,
+                                         fs, nperseg, nyquist_threshold, runtime, **thresholds)
+            times = repeats[first:first + per_group]
             np.add.at(votes, (np.arange(channels)[None, :], codes), times[:, None])
         codes = votes.argmax(axis=1)
         labels[:] = np.asarray(LABELS)[codes]
@@ -419,7 +418,8 @@ def detect_bad_channels(x, fs, method="coherence+psd", *, positions=None, std_ma
                           "channels the detection may fail (good channels labelled dead)",
                           UserWarning, stacklevel=2)
     else:
-        chunks = np.concatenate([high_passed(group) for group in groups])[inverse.ravel()]
+        chunks = np.concatenate([high_passed(unique[first:first + per_group])
+                                 for first in firsts])[inverse.ravel()]
         joined = chunks.transpose(1, 0, 2).reshape(channels, -1)
         if method == "std":
             deviations = np.std(joined, axis=1, dtype=np.float64)
