@@ -169,8 +169,7 @@ class Signal2D:
     def problem(self, op: str, **params: Any) -> Problem:
         """The tuning problem of running ``op`` on this signal.
 
-        As :meth:`dspk.plugin.Problem.make`, with the dtype's name looked up
-        (``str(dtype)`` costs microseconds a call).
+        As :meth:`dspk.plugin.Problem.make`, the problems met kept for the next call.
 
         Examples
         --------
@@ -178,12 +177,18 @@ class Signal2D:
         Problem(op='sosfilt', dtype='float32', channels=2, samples=8, layout='channel-major',
         params=(('sections', 3),))
         """
-        dtype = self.array.dtype
-        name = _DTYPE_NAMES.get(dtype) or _DTYPE_NAMES.setdefault(dtype, str(dtype))
-        shape = self.array.shape
-        return Problem(op, name, shape[1 - self.axis], shape[self.axis],
-                       layout_of(self.array, self.axis), tuple(sorted(params.items())))
+        array, axis = self.array, self.axis
+        key = (op, array.dtype, array.shape, axis, layout_of(array, axis), *params.items())
+        problem = _PROBLEMS.get(key)
+        if problem is None:
+            if len(_PROBLEMS) >= _PROBLEMS_MAX:
+                _PROBLEMS.clear()
+            problem = _PROBLEMS[key] = Problem(
+                op, str(array.dtype), array.shape[1 - axis], array.shape[axis], key[4],
+                tuple(sorted(params.items())))
+        return problem
 
 
-#: ``str(dtype)`` of the dtypes met, by dtype.
-_DTYPE_NAMES: dict[np.dtype, str] = {}
+#: The problems met, by what they are made of (building one costs microseconds a call).
+_PROBLEMS: dict[tuple, Problem] = {}
+_PROBLEMS_MAX = 1024

@@ -143,8 +143,8 @@ def may_defer() -> bool:
     return _deferring.get() and not _waiting.get()
 
 
-@contextlib.contextmanager
-def deferring(allowed: bool = True):
+class deferring:  # noqa: N801 (a context manager used as a function; a class costs a
+    # third of a generator-based one, and every call enters it)
     """Let variants called in this block answer :class:`KernelNotReady` (with
     ``allowed`` False: build their kernels now). The core's tuner and dispatcher
     use it; a variant forced by name never defers.
@@ -154,11 +154,17 @@ def deferring(allowed: bool = True):
     allowed : bool, optional
         What :func:`may_defer` answers inside the block. Default True.
     """
-    token = _deferring.set(allowed)
-    try:
-        yield
-    finally:
-        _deferring.reset(token)
+
+    __slots__ = ("_allowed", "_token")
+
+    def __init__(self, allowed: bool = True):
+        self._allowed = allowed
+
+    def __enter__(self) -> None:
+        self._token = _deferring.set(self._allowed)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _deferring.reset(self._token)
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dspk import environment
 from dspk.operations import variants_of
 from dspk.plugin import Backend, OperationNotImplemented, UnsupportedDtype
 from dspk.registry import RuntimeUnavailableError, registry
@@ -73,7 +74,7 @@ def _explicit() -> str | None:
         return scoped
     if _chosen is not None:
         return _chosen
-    env = os.environ.get("DSPK_RUNTIME") or None
+    env = environment.get("DSPK_RUNTIME") or None
     if env is not None:
         return validate_name(env, "DSPK_RUNTIME")
     return None
@@ -248,7 +249,7 @@ def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
     scoped = _scoped.get()
     named = runtime is not None or scoped is not None or _chosen is not None
     key = (reg, runtime, scoped, _chosen,
-           None if named else os.environ.get("DSPK_RUNTIME"), dtype, function, tuple(kernels))
+           None if named else environment.get("DSPK_RUNTIME"), dtype, function, tuple(kernels))
     name = _resolved.get(key)
     if name is not None:
         return reg.open(name)

@@ -41,6 +41,7 @@ from typing import Any
 import filelock
 import platformdirs
 
+from dspk import environment
 from dspk.plugin import Problem
 
 FORMAT = 1
@@ -60,8 +61,8 @@ class TuningCacheWarning(UserWarning):
 
 def cache_root() -> Path:
     """``DSPK_CACHE_DIR``, else the user cache directory of dspk (read on each call)."""
-    return _cache_root(os.environ.get("DSPK_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
-                       os.environ.get("HOME"))
+    return _cache_root(environment.get("DSPK_CACHE_DIR"), environment.get("XDG_CACHE_HOME"),
+                       environment.get("HOME"))
 
 
 @functools.lru_cache(maxsize=8)

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from dspk import environment
 from dspk.operations import OPERATIONS, variants_of
 from dspk.plugin import LAYOUTS, ArrayTooLarge, Backend, KernelNotReady, Problem, Variant, deferring
 from dspk.tuning.store import TuningStore
@@ -72,14 +73,14 @@ _stores: dict[str, TuningStore] = {}
 
 
 def _mode() -> str:
-    mode = os.environ.get("DSPK_TUNING", "on")
+    mode = environment.get("DSPK_TUNING", "on")
     if mode not in MODES:
         raise ValueError(f"DSPK_TUNING={mode!r} is not one of {', '.join(MODES)}")
     return mode
 
 
 def _budget() -> float:
-    text = os.environ.get("DSPK_TUNING_BUDGET", "2")
+    text = environment.get("DSPK_TUNING_BUDGET", "2")
     try:
         budget = float(text)
     except ValueError:
@@ -142,8 +143,8 @@ def _memo_key(backend: Backend, problem: Problem) -> tuple:
     """What a remembered choice depends on: the variables that
     :func:`~dspk.tuning.store.cache_root` reads (the variables themselves: cheaper than
     the path), the runtime, the problem."""
-    return (os.environ.get("DSPK_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
-            os.environ.get("HOME"), backend.name, problem)
+    return (environment.get("DSPK_CACHE_DIR"), environment.get("XDG_CACHE_HOME"),
+            environment.get("HOME"), backend.name, problem)
 
 
 def run(backend: Backend, problem: Problem, args: tuple) -> Any:
