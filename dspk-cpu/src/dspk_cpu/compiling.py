@@ -47,10 +47,8 @@ _forked_mid_build = False
 
 def _describe(argument: Any) -> Any:
     """What numba's argument type of ``argument`` depends on, cheaply."""
-    if isinstance(argument, np.ndarray):
-        flags = argument.flags
-        return (argument.dtype, argument.ndim, flags.c_contiguous, flags.f_contiguous,
-                flags.writeable, flags.aligned)
+    if isinstance(argument, np.ndarray):  # flags.num: contiguity, writeable, aligned...
+        return argument.dtype.num, argument.ndim, argument.flags.num
     return type(argument)
 
 

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from dspk import environment
 from dspk_cpu import memory
 from dspk_cpu.layout import channels_index
 
@@ -29,7 +30,7 @@ def threads() -> int:
     >>> threads() >= 1
     True
     """
-    text = os.environ.get("DSPK_NUM_THREADS")
+    text = environment.get("DSPK_NUM_THREADS")
     if text:
         if not text.isdigit() or int(text) < 1:
             raise ValueError(f"DSPK_NUM_THREADS={text!r} is not a positive integer")
@@ -48,8 +49,14 @@ def use_numba_threads(at_most: int | None = None) -> int:
     count = min(threads(), numba.config.NUMBA_NUM_THREADS)
     if at_most is not None:
         count = min(count, at_most)
-    numba.set_num_threads(count)
+    if getattr(_numba_count, "value", None) != count:  # setting costs a microsecond
+        numba.set_num_threads(count)
+        _numba_count.value = count
     return count
+
+
+#: The count :func:`use_numba_threads` last set, per thread (numba's own is per thread).
+_numba_count = threading.local()
 
 
 def channel_slices(channels: int) -> list[slice]:

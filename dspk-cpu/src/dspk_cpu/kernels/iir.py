@@ -32,10 +32,10 @@ output, runs back through the scratch, then back through the output in place. Th
 memory is a scratch of ``padlen`` samples per block of a run: no padded copy of the
 signal.
 
-Outputs are stored with non-temporal hints (:func:`tiles.transpose_tile_stream`,
-:func:`tiles.copy_line_stream`) when their rows are aligned to cache lines: they are
-not read again by the kernel, and skipping the read-for-ownership saves a third of the
-memory traffic.
+Outputs from :data:`STREAM_FROM_BYTES` are stored with non-temporal hints
+(:func:`tiles.transpose_tile_stream`, :func:`tiles.copy_line_stream`) when their rows
+are aligned to cache lines: they are not read again by the kernel, and skipping the
+read-for-ownership saves a third of the memory traffic.
 """
 
 import functools
@@ -59,6 +59,10 @@ from dspk_cpu.kernels.tiles import (
 
 MAX_GROUP = 4
 """Second-order sections fused in one sweep over a chunk."""
+
+STREAM_FROM_BYTES = 1 << 20
+"""Outputs smaller than this are not streamed (nor aligned): they stay in cache, where
+the caller reads them next, and aligning costs a small call's microseconds."""
 
 PADTYPES = {None: 0, "odd": 1, "even": 2, "constant": 3}
 """How the zero-phase kernels encode ``padtype``."""
@@ -335,11 +339,15 @@ def _channels_first(x, axis):
 def _output(xc):
     """A new array laid out like the (channels, samples) view ``xc`` (time-major if its
     time axis has unit stride), starting on a cache line, and whether its rows may be
-    streamed to (every row of whole tiles, or every block's line, 64-byte aligned)."""
+    streamed to (every row of whole tiles, or every block's line, 64-byte aligned; from
+    :data:`STREAM_FROM_BYTES`)."""
     channels, samples = xc.shape
     time_major = is_time_major.py_func(xc)  # the jitted one compiles per process
     shape = (channels, samples) if time_major else (samples, channels)
     size = channels * samples
+    if size * xc.itemsize < STREAM_FROM_BYTES:
+        y = np.empty(shape, xc.dtype)
+        return (y if time_major else y.T), False
     raw = memory.empty(size + LINE // xc.itemsize, xc.dtype)
     start = (-raw.ctypes.data % LINE) // xc.itemsize
     y = raw[start:start + size].reshape(shape)
@@ -365,6 +373,14 @@ def _sections(sos, dtype):
     sos = np.asarray(sos, dtype)
     if sos.ndim != 2 or sos.shape[1] != 6 or len(sos) == 0:
         raise ValueError(f"sos must have shape (n_sections, 6), got {sos.shape}")
+    return _padded_sections(sos.tobytes(), np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _padded_sections(data, dtype):
+    """:func:`_sections` of the sections in ``data``, kept for the filters last seen (a
+    small call's microseconds); the kernels never write them."""
+    sos = np.frombuffer(data, dtype).reshape(-1, 6)
     group = min(_order_class(len(sos)), MAX_GROUP)
     padded = -(-len(sos) // group) * group
     coef = np.zeros((padded, 6), dtype)
@@ -379,6 +395,14 @@ def _transfer(b, a, dtype):
     b, a = np.asarray(b, dtype), np.asarray(a, dtype)
     if b.ndim != 1 or b.shape != a.shape or b.size < 2:
         raise ValueError("b and a must be 1-D arrays of equal length, at least 2")
+    return _padded_transfer(b.tobytes(), a.tobytes(), np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _padded_transfer(b_data, a_data, dtype):
+    """:func:`_transfer` of the coefficients in ``b_data`` and ``a_data``, kept as
+    :func:`_padded_sections` keeps sections."""
+    b, a = np.frombuffer(b_data, dtype), np.frombuffer(a_data, dtype)
     coef = np.zeros((2, _order_class(b.size - 1) + 1), dtype)
     coef[:, :b.size] = b, a
     return coef
@@ -427,10 +451,12 @@ def sosfilt(sos, x, axis, zi, threads):
     n_sections, (channels, _) = len(np.asarray(sos)), xc.shape
     width = lanes(x.dtype)
     n_blocks, _ = _blocks(channels, width, threads)
-    z = np.zeros((len(coef), channels, 2), x.dtype)
-    if zi is not None:
+    if zi is None:
+        state = np.zeros((n_blocks, 2 * len(coef), width), x.dtype)
+    else:
+        z = np.zeros((len(coef), channels, 2), x.dtype)
         z[:n_sections] = zi
-    state = _block_state(z.transpose(0, 2, 1).reshape(-1, channels), n_blocks, width)
+        state = _block_state(z.transpose(0, 2, 1).reshape(-1, channels), n_blocks, width)
     yc, stream = _output(xc)
     compiling.run(_kernels("sos", group, width)[0], coef, xc, yc, state, threads, stream)
     if zi is None:
@@ -462,10 +488,12 @@ def lfilter(b, a, x, axis, zi, threads):
     coef = _transfer(b, a, x.dtype)
     channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(x.dtype)
     n_blocks, _ = _blocks(channels, width, threads)
-    z = np.zeros((order, channels), x.dtype)
-    if zi is not None:
+    if zi is None:
+        state = np.zeros((n_blocks, order, width), x.dtype)
+    else:
+        z = np.zeros((order, channels), x.dtype)
         z[:len(b) - 1] = np.asarray(zi, x.dtype).T
-    state = _block_state(z, n_blocks, width)
+        state = _block_state(z, n_blocks, width)
     yc, stream = _output(xc)
     compiling.run(_kernels("tf", order, width)[0], coef, xc, yc, state, threads, stream)
     if zi is None:
