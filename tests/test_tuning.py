@@ -12,10 +12,19 @@ import pytest
 
 import dspk
 from dspk import operations
-from dspk.plugin import Problem
+from dspk.plugin import Problem, waiting_for_kernels
 from dspk.registry import registry
 from dspk.tuning import tuner
 from dspk.tuning.store import TuningCacheWarning, TuningStore
+
+
+@pytest.fixture(autouse=True)
+def _kernels_built():
+    """Tuning waits for every kernel it times: on a cold numba cache a first call would
+    otherwise time only the ready variants and keep nothing (dspk_cpu/tests/test_deferred_builds.py
+    checks that behaviour)."""
+    with waiting_for_kernels():
+        yield
 
 
 @pytest.fixture
