@@ -40,6 +40,8 @@ _PADTYPES = ("odd", "even", "constant", None)
 def _state(zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """A filter state checked against ``shape`` (size-1 dimensions broadcast)."""
     zi = to_numpy(zi)
+    if zi.shape == shape:
+        return zi.astype(dtype)  # a copy: no kernel writes its inputs
     if zi.ndim != len(shape) or any(z not in (s, 1) for z, s in zip(zi.shape, shape)):
         raise ValueError(f"zi has shape {zi.shape}; this call needs {shape}")
     return np.broadcast_to(zi, shape).astype(dtype)

@@ -408,17 +408,21 @@ def _padded_transfer(b_data, a_data, dtype):
     return coef
 
 
-def _block_state(z, n_blocks, width):
-    """Per-channel states ``z[row, channel]`` as ``state[block, row, lane]`` (zero padded)."""
-    rows, channels = z.shape
-    padded = np.zeros((rows, n_blocks * width), z.dtype)
-    padded[:, :channels] = z
-    return np.ascontiguousarray(padded.reshape(rows, n_blocks, width).transpose(1, 0, 2))
+def _block_state(z, shape, n_blocks, width):
+    """Per-channel states ``z[lead, channel, tail]`` as ``state[block, row, lane]``, the
+    rows ``lead * shape[1] + tail`` of a ``shape`` per channel (what ``z`` lacks, and
+    lanes past the last channel, zero)."""
+    padded = np.zeros((shape[0], n_blocks, width, shape[1]), z.dtype)
+    lead, channels, tail = z.shape
+    padded.reshape(shape[0], -1, shape[1])[:lead, :channels, :tail] = z
+    return padded.transpose(1, 0, 3, 2).reshape(n_blocks, -1, width)
 
 
-def _channel_state(state, channels):
-    """Inverse of :func:`_block_state`."""
-    return state.transpose(1, 0, 2).reshape(state.shape[1], -1)[:, :channels]
+def _channel_state(state, shape, channels, lead, tail):
+    """Inverse of :func:`_block_state`: ``z[:lead, :channels, :tail]``, contiguous."""
+    n_blocks, _, width = state.shape
+    z = state.reshape(n_blocks, *shape, width).transpose(1, 0, 3, 2).reshape(shape[0], -1, shape[1])
+    return np.ascontiguousarray(z[:lead, :channels, :tail])
 
 
 def sosfilt(sos, x, axis, zi, threads):
@@ -453,16 +457,14 @@ def sosfilt(sos, x, axis, zi, threads):
     n_blocks, _ = _blocks(channels, width, threads)
     if zi is None:
         state = np.zeros((n_blocks, 2 * len(coef), width), x.dtype)
-    else:
-        z = np.zeros((len(coef), channels, 2), x.dtype)
-        z[:n_sections] = zi
-        state = _block_state(z.transpose(0, 2, 1).reshape(-1, channels), n_blocks, width)
+    else:  # state rows 2 * section + delay
+        state = _block_state(np.asarray(zi, x.dtype), (len(coef), 2), n_blocks, width)
     yc, stream = _output(xc)
     compiling.run(_kernels("sos", group, width)[0], coef, xc, yc, state, threads, stream)
     if zi is None:
         return _give_back(yc, x, axis), None
-    zf = _channel_state(state, channels).reshape(len(coef), 2, channels).transpose(0, 2, 1)
-    return _give_back(yc, x, axis), np.ascontiguousarray(zf[:n_sections])
+    return _give_back(yc, x, axis), _channel_state(state, (len(coef), 2), channels,
+                                                   n_sections, 2)
 
 
 def lfilter(b, a, x, axis, zi, threads):
@@ -491,15 +493,12 @@ def lfilter(b, a, x, axis, zi, threads):
     if zi is None:
         state = np.zeros((n_blocks, order, width), x.dtype)
     else:
-        z = np.zeros((order, channels), x.dtype)
-        z[:len(b) - 1] = np.asarray(zi, x.dtype).T
-        state = _block_state(z, n_blocks, width)
+        state = _block_state(np.asarray(zi, x.dtype)[None], (1, order), n_blocks, width)
     yc, stream = _output(xc)
     compiling.run(_kernels("tf", order, width)[0], coef, xc, yc, state, threads, stream)
     if zi is None:
         return _give_back(yc, x, axis), None
-    zf = _channel_state(state, channels)[:len(b) - 1].T
-    return _give_back(yc, x, axis), np.ascontiguousarray(zf)
+    return _give_back(yc, x, axis), _channel_state(state, (1, order), channels, 1, len(b) - 1)[0]
 
 
 def _zero_phase(kind, size, coef, zi, x, axis, padtype, padlen, threads):
