@@ -1,4 +1,5 @@
-"""detect_bad_channels labels its chunks in groups: the grouping never changes a label.
+"""detect_bad_channels labels its chunks in groups (the grouping never changes a label) and
+in float32 for integer recordings.
 
 The conformance kit (dspk.testing.conformance.test_bad_channels) checks the
 labels against a float64 reference on every runtime; here the groups are made
@@ -35,3 +36,26 @@ def test_groups_of_any_size_give_the_same_labels(method, rng, monkeypatch):
     assert {"good", "noise"} <= set(labels[1])
     for got in labels.values():
         np.testing.assert_array_equal(got, labels[1])
+
+
+@pytest.mark.parametrize("method", ["coherence+psd", "std"])
+def test_an_int16_recording_is_labelled_in_float32(method, rng, monkeypatch):
+    """int16 chunks are filtered in float32, as SpikeInterface does: the labels of the
+    int16 recording and of the same values as float32 are computed alike."""
+    filtered = []
+
+    def sosfiltfilt(sos, x, **options):
+        filtered.append(x.dtype)
+        return dspk.sosfiltfilt(sos, x, **options)
+
+    monkeypatch.setattr(bad_channels, "sosfiltfilt", sosfiltfilt)
+    positions = probe(2, 16)
+    x = np.round(recording(rng, positions, 6000) * 4).astype(np.int16)
+    x[3] //= 100          # dead
+    x[17] *= 20           # noisy
+    options = dict(positions=positions, num_random_chunks=8, chunk_duration_s=0.05, seed=0)
+    as_int16 = dspk.detect_bad_channels(x, FS, method, **options)
+    as_float32 = dspk.detect_bad_channels(x.astype(np.float32), FS, method, **options)
+    np.testing.assert_array_equal(as_int16.labels, as_float32.labels)
+    assert 17 in as_int16.indices
+    assert set(filtered) == {np.dtype(np.float32)}
