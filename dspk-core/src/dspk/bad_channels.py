@@ -39,6 +39,7 @@ from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
 from dspk.filtering import sosfiltfilt
 from dspk.geometry import check_positions
+from dspk.kernel_support.copies import copy_in_blocks
 from dspk.multichannel import _channels_by_samples, common_reference
 from dspk.spectral import welch
 
@@ -156,30 +157,6 @@ def ibl_labels(xcorr: np.ndarray, psd_hf: np.ndarray, *, psd_hf_threshold: float
         if location in ("bottom", "both") and blocks[0][0] == 0:
             codes[blocks[0]] = 3
     return codes
-
-
-#: Samples per block of :func:`_copy_in_blocks`: the source lines of a block of 384
-#: float32 channels stay in L2 until every one of their channels is copied.
-_COPY_BLOCK = 256
-
-
-def _copy_in_blocks(target: np.ndarray, source: np.ndarray) -> None:
-    """``target[...] = source``, ``_COPY_BLOCK`` samples (last axis) at a time.
-
-    A transposing copy (``source`` sample-major) done at once reads every cache
-    line of ``source`` once per channel; in blocks, once: a quarter of the time
-    for 384 channels.
-
-    Examples
-    --------
-    >>> source = np.arange(12.0).reshape(4, 3).T
-    >>> target = np.empty((3, 4))
-    >>> _copy_in_blocks(target, source)
-    >>> bool((target == source).all())
-    True
-    """
-    for start in range(0, source.shape[-1], _COPY_BLOCK):
-        target[..., start:start + _COPY_BLOCK] = source[..., start:start + _COPY_BLOCK]
 
 
 def _coherence_psd_codes(chunks: np.ndarray, order: np.ndarray | None, fs: float,
@@ -421,7 +398,7 @@ def detect_bad_channels(x, fs, method="coherence+psd", *, positions=None, std_ma
             stacked = stacked if axis == 1 else stacked.T
             for j, m in enumerate(members):
                 skip = int(group[m]) - spans[m][0]
-                _copy_in_blocks(out[m], stacked[j * channels:(j + 1) * channels,
+                copy_in_blocks(out[m], stacked[j * channels:(j + 1) * channels,
                                                 skip:skip + size])
         return out
 

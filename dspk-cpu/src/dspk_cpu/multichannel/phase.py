@@ -3,8 +3,10 @@
 Each channel is padded with ``margin`` zeros at both ends (length
 ``L = n + 2 * margin``), transformed with a real FFT of exactly that length,
 multiplied by ``exp(-2j * pi * k / L * shift)`` at bin ``k`` and transformed
-back; the middle ``n`` samples are the result. The padded buffer keeps the
-signal's memory layout, so the FFT runs along the time axis as it lies.
+back; the middle ``n`` samples are the result. The padded buffer is channels by
+samples whatever the signal's layout, so that every FFT runs along a contiguous
+line (a sample-major block's strided FFTs took 1.8 times as long); the copies in
+and out of it go in cache-sized blocks (:mod:`dspk.kernel_support.copies`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft
 
-from dspk.plugin import layout_of
+from dspk.kernel_support.copies import copy_in_blocks
 from dspk_cpu import memory
-from dspk_cpu.layout import samples_index
+from dspk_cpu.layout import channel_major, channels_index
 from dspk_cpu.threads import channel_slices, on_threads, threads
 
 
@@ -36,20 +38,17 @@ def _phase_ramp(theta, count):
 
 
 def _shifted(x, axis, shifts, margin, workers):
-    """The phase shift of every channel of ``x``, a new array in ``x``'s layout."""
-    samples = x.shape[axis]
+    """The phase shift of every channel of ``x``, channels by samples (a view of a new
+    array whose time axis is contiguous: the FFTs run along it as lines, not strides)."""
+    channels, samples = x.shape[1 - axis], x.shape[axis]
     length = samples + 2 * margin
-    shape = list(x.shape)
-    shape[axis] = length
-    same_order = (layout_of(x, axis) == "channel-major") == (axis == 1)
-    padded = np.zeros(shape, x.dtype, order="C" if same_order else "F")
-    inside = samples_index(axis, slice(margin, margin + samples))
-    padded[inside] = x
-    spectrum = fft.rfft(padded, axis=axis, workers=workers, overwrite_x=True)
+    padded = np.zeros((channels, length), x.dtype)
+    copy_in_blocks(padded[:, margin:margin + samples], channel_major(x, axis))
+    spectrum = fft.rfft(padded, axis=1, workers=workers, overwrite_x=True)
     for channel, shift in enumerate(shifts):
-        spectrum[samples_index(1 - axis, channel)] *= _phase_ramp(2 * np.pi * shift / length,
-                                                          spectrum.shape[axis])
-    return fft.irfft(spectrum, length, axis=axis, workers=workers, overwrite_x=True)[inside]
+        spectrum[channel] *= _phase_ramp(2 * np.pi * shift / length, spectrum.shape[1])
+    return fft.irfft(spectrum, length, axis=1, workers=workers,
+                     overwrite_x=True)[:, margin:margin + samples]
 
 
 def phase_shift_whole(x, axis, shifts, margin):
@@ -61,7 +60,9 @@ def phase_shift_whole(x, axis, shifts, margin):
     >>> np.round(y, 12) + 0.0
     array([[0., 1., 2., 3.]])
     """
-    return np.copy(_shifted(x, axis, shifts, margin, threads()), order="K")
+    y = memory.empty_like(x)
+    copy_in_blocks(channel_major(y, axis), _shifted(x, axis, shifts, margin, threads()))
+    return y
 
 
 def phase_shift_channel_slices(x, axis, shifts, margin):
@@ -78,8 +79,9 @@ def phase_shift_channel_slices(x, axis, shifts, margin):
     y = memory.empty_like(x)
 
     def work(part):
-        channels = samples_index(1 - axis, part)
-        y[channels] = _shifted(x[channels], axis, shifts[part], margin, 1)
+        channels = channels_index(axis, part)
+        copy_in_blocks(channel_major(y[channels], axis),
+                       _shifted(x[channels], axis, shifts[part], margin, 1))
 
     on_threads(work, channel_slices(x.shape[1 - axis]))
     return y
