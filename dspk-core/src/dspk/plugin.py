@@ -609,6 +609,26 @@ class Backend(abc.ABC):
         operation.call(variant, operation.device_args(self, small, np.random.default_rng(0)))
         self.wait()
 
+    def prepare_all(self, pairs: Sequence[tuple[Variant, Problem]],
+                    advance: Callable[[int], Any]) -> None:
+        """Prepare many kernels: ``dspk autotune``'s first phase, before any timing.
+
+        By default :meth:`prepare` on each pair in turn. A runtime whose builds can
+        run side by side overrides it (the cpu runtime builds its numba kernels in
+        one process per core).
+
+        Parameters
+        ----------
+        pairs : sequence of (Variant, Problem)
+            The kernels and the problems they are about to be timed on.
+        advance : callable
+            Called with the number of pairs prepared since its last call (the
+            progress bar's update).
+        """
+        for variant, problem in pairs:
+            self.prepare(variant, problem)
+            advance(1)
+
     def wait(self) -> None:  # noqa: B027 (a no-op default that runtimes may override)
         """Block until the work submitted to the device is done; nothing by default.
 

@@ -21,7 +21,14 @@ from dspk.plugin import Backend
 
 os.environ.setdefault("NUMBA_SLP_VECTORIZE", "1")
 
-from dspk_cpu import detection, filtering, multichannel, resampling, spectral  # noqa: E402
+from dspk_cpu import (  # noqa: E402
+    detection,
+    filtering,
+    multichannel,
+    prebuild,
+    resampling,
+    spectral,
+)
 from dspk_cpu.threads import numba_parallel, threads  # noqa: E402
 
 #: A run at least this long (seconds) counts as its own warm-up when timing.
@@ -70,6 +77,15 @@ class CpuBackend(Backend):
         if numba_parallel():
             return variants
         return [v for v in variants if not v.name.startswith("numba-")]
+
+    def prepare_all(self, pairs, advance) -> None:
+        """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into
+        numba's cache, from which the tuning loads them; one by one on one thread."""
+        workers = min(threads(), len(pairs))
+        if workers > 1:
+            prebuild.build(pairs, advance, workers)
+        else:
+            super().prepare_all(pairs, advance)
 
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Seconds per run of ``call``, ``repeat`` times, after a warm-up run, which

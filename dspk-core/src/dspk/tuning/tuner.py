@@ -393,11 +393,16 @@ def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
     problems = sorted(grid(backend, channels, samples),
                       key=lambda p: (p.channels * p.samples, p.channels, p.dtype, p.layout))
     mode = _mode()
-    for problem in tqdm(problems, desc=f"dspk autotune {backend.name}", unit="size",
+    pairs = [(variant, problem) for problem in problems
+             for variant in valid_variants(backend, problem)]
+    with tqdm(total=len(pairs), desc=f"dspk autotune {backend.name}: kernels", unit="kernel",
+              disable=None) as bar:
+        backend.prepare_all(pairs, bar.update)
+    for problem in tqdm(problems, desc=f"dspk autotune {backend.name}: tuning", unit="size",
                         disable=None):
         variants = valid_variants(backend, problem)
         for variant in variants:
-            backend.prepare(variant, problem)
+            backend.prepare(variant, problem)  # built already: a load or a warm-up
         if mode == "on" and len(variants) > 1:
             _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
                           untimed=True, prune=True)
