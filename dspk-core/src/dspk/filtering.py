@@ -49,7 +49,7 @@ def _state(zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 
 def _zi_to_kernel(zi: np.ndarray, axis: int) -> np.ndarray:
     """A state laid out as ``x`` (time axis at ``axis``) with the time axis moved last."""
-    return np.moveaxis(zi, axis, -1)
+    return zi if axis == zi.ndim - 1 else np.moveaxis(zi, axis, -1)
 
 
 def _padlen(padtype: Any, padlen: Any, ntaps: int, samples: int) -> int:
@@ -118,7 +118,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     if zi is None:
         return y
     zf = zf.reshape(n_sections, *view.other_shape, 2).astype(dtype, copy=False)
-    return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis + 1)))
+    return y, call.give_back(_last_to(zf, axis + 1))
 
 
 def _steady_state(form: str, work: np.dtype, *coefficients: np.ndarray) -> np.ndarray:
@@ -143,11 +143,15 @@ def _steady_state_of(form: str, work: np.dtype, *coefficients: tuple) -> np.ndar
     return steady
 
 
-def _from_last(ndim: int, position: int) -> list[int]:
-    """The transpose that moves the last axis to ``position``."""
-    order = list(range(ndim - 1))
-    order.insert(position, ndim - 1)
-    return order
+def _last_to(zf: np.ndarray, position: int) -> np.ndarray:
+    """``zf`` with its last axis moved to ``position`` (the inverse of :func:`_zi_to_kernel`).
+
+    Examples
+    --------
+    >>> _last_to(np.zeros((2, 3, 4)), 1).shape
+    (2, 4, 3)
+    """
+    return zf if position == zf.ndim - 1 else np.moveaxis(zf, -1, position)
 
 
 @shared
@@ -205,7 +209,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     if zi is None:
         return y
     zf = zf.reshape(*view.other_shape, order).astype(dtype, copy=False)
-    return y, call.give_back(zf.transpose(_from_last(zf.ndim, axis)))
+    return y, call.give_back(_last_to(zf, axis))
 
 
 @shared
