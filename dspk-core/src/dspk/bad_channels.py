@@ -500,7 +500,7 @@ def _given_weights(weights: Any, good: int, bad: int) -> np.ndarray:
 
 @shared
 def interpolate_bad_channels(x, bad_channels, positions, *, sigma_um=None, p=1.3, weights=None,
-                             axis=-1, runtime=None):
+                             axis=-1, dtype=None, runtime=None):
     """Replace bad channels by a weighted sum of the good ones near them (kriging).
 
     As SpikeInterface's ``interpolate_bad_channels`` (IBL's method): bad
@@ -530,6 +530,7 @@ def interpolate_bad_channels(x, bad_channels, positions, *, sigma_um=None, p=1.3
         Weights ``(n_good, n_bad)`` to use instead, rows the good channels
         and columns the bad ones, both in ascending order.
     {recording_axis}
+    {dtype}
     {runtime}
 
     Returns
@@ -556,7 +557,7 @@ def interpolate_bad_channels(x, bad_channels, positions, *, sigma_um=None, p=1.3
     """
     call, x = Call.start(runtime, x, "x", "interpolate_bad_channels")
     axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     channels = x.shape[1 - axis]
     positions = check_positions(positions, channels)
     bad = _bad_indices(bad_channels, channels)

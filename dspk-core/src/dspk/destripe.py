@@ -89,7 +89,7 @@ def _positive(value: Any, name: str, below: float = np.inf) -> float:
 def highpass_spatial_filter(x, fs, *, positions=None, n_channel_pad=60, n_channel_taper=0,
                             direction="y", apply_agc=True, agc_window_length_s=0.1,
                             highpass_butter_order=3, highpass_butter_wn=0.01, epsilon=0.003,
-                            rms_values=None, axis=-1, runtime=None):
+                            rms_values=None, axis=-1, dtype=None, runtime=None):
     """Destripe a recording: high-pass filter it across channels, along the probe's depth.
 
     As SpikeInterface's ``highpass_spatial_filter`` (IBL's ``kfilt``), which
@@ -146,6 +146,7 @@ def highpass_spatial_filter(x, fs, *, positions=None, n_channel_pad=60, n_channe
         Each channel's RMS, shape ``(C,)``, for the floor. None (the default)
         computes it over all of ``x``.
     {recording_axis}
+    {dtype}
     {runtime}
 
     Returns
@@ -180,7 +181,7 @@ def highpass_spatial_filter(x, fs, *, positions=None, n_channel_pad=60, n_channe
     if call.native_in:
         x = call.backend.to_numpy(x)
     axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     channels = x.shape[1 - axis]
     setup = Destriping(fs, channels, positions=positions, n_channel_pad=n_channel_pad,
                        n_channel_taper=n_channel_taper, direction=direction,

@@ -41,6 +41,12 @@ PARAMETERS: dict[str, str] = {
     "runtime": """\
 runtime : str, optional
     The runtime to run on (see :mod:`dspk.runtime`).""",
+    "dtype": """\
+dtype : {None, "float32", "float64"}, optional
+    The precision to compute in and return, a dspk extension: None (the
+    default) computes as scipy does (float32 stays float32, integers and
+    other reals in float64); ``np.float32`` halves the memory of an int16
+    recording's result (``dtype=np.float32`` on int16 data gives float32).""",
     "runtime_checked": """\
 runtime : str, optional
     Checked to be a runtime of this build.""",

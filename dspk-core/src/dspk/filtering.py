@@ -64,7 +64,7 @@ def _padlen(padtype: Any, padlen: Any, ntaps: int, samples: int) -> int:
 
 
 @shared
-def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
+def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     """Filter data along one dimension using cascaded second-order sections.
 
     As :func:`scipy.signal.sosfilt`, on a dspk runtime.
@@ -80,6 +80,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
         Initial conditions for the cascaded filter delays, shape
         ``(n_sections, ..., 2, ...)``: ``x``'s shape with ``x.shape[axis]``
         replaced by 2.
+    {dtype}
     {runtime}
 
     Returns
@@ -100,7 +101,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, runtime=None):
     """
     call, x = Call.start(runtime, x, "x", "sosfilt")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     sos = validation.sos_array(sos)
     validation.output_fits("sosfilt", x, dtype)
     work = validation.working_dtype(dtype, sos[:, 3:])
@@ -155,7 +156,7 @@ def _last_to(zf: np.ndarray, position: int) -> np.ndarray:
 
 
 @shared
-def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
+def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     """Filter data along one dimension with an IIR or FIR filter.
 
     As :func:`scipy.signal.lfilter`, on a dspk runtime.
@@ -172,6 +173,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     zi : array_like, optional
         Initial conditions for the filter delays: ``x``'s shape with
         ``x.shape[axis]`` replaced by ``max(len(a), len(b)) - 1``.
+    {dtype}
     {runtime}
 
     Returns
@@ -191,7 +193,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
     """
     call, x = Call.start(runtime, x, "x", "lfilter")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     b, a = validation.ba_arrays(b, a)
     validation.output_fits("lfilter", x, dtype)
     work = validation.working_dtype(dtype, a[None, :])
@@ -213,7 +215,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, runtime=None):
 
 
 @shared
-def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
+def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, dtype=None, runtime=None):
     """A forward-backward digital filter using cascaded second-order sections.
 
     As :func:`scipy.signal.sosfiltfilt`, on a dspk runtime: zero phase, with
@@ -228,6 +230,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     padlen : int or None, optional
         The number of samples to extend ``x`` by at both ends; the default is
         ``3 * (2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum()))``.
+    {dtype}
     {runtime}
 
     Returns
@@ -245,7 +248,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
     """
     call, x = Call.start(runtime, x, "x", "sosfiltfilt")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     sos = validation.sos_array(sos)
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
     padlen = _padlen(padtype, padlen, int(ntaps), x.shape[axis])
@@ -261,7 +264,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, runtime=None):
 
 @shared
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None, *,
-             runtime=None):
+             dtype=None, runtime=None):
     """Apply a digital filter forward and backward to a signal.
 
     As :func:`scipy.signal.filtfilt`, on a dspk runtime.
@@ -285,6 +288,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     irlen : int or None, optional
         With ``method="gust"``, the length of the impulse response used to
         correct the ends; None uses the whole signal.
+    {dtype}
     {runtime}
 
     Returns
@@ -308,10 +312,10 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     """
     validation.choice(method, ("pad", "gust"), "method")
     if method == "gust":
-        return _filtfilt_gust(b, a, x, axis, irlen, runtime)
+        return _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime)
     call, x = Call.start(runtime, x, "x", "filtfilt")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     b, a = validation.ba_arrays(b, a)
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
     validation.output_fits("filtfilt", x, dtype)
@@ -332,7 +336,7 @@ def _state_responses(b: np.ndarray, a: np.ndarray, length: int) -> np.ndarray:
                      for j in range(order)], axis=1)
 
 
-def _filtfilt_gust(b, a, x, axis, irlen, runtime):
+def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     """Zero-phase filtering with Gustafsson's (1996) initial states.
 
     With ``H`` the causal filter, ``R`` time reversal and ``O`` the filter's
@@ -349,7 +353,7 @@ def _filtfilt_gust(b, a, x, axis, irlen, runtime):
     """
     call, x = Call.start(runtime, x, "x", "filtfilt(method='gust')")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     b, a = validation.ba_arrays(b, a)
     if irlen is not None:
         irlen = validation.integer(irlen, "irlen", minimum=1)

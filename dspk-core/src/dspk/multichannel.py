@@ -90,7 +90,7 @@ def channel_groups(groups: Any, channels: int) -> tuple[np.ndarray, ...]:
 @shared
 def common_reference(x, reference="global", operator="median", groups=None, axis=-1, *,
                      ref_channels=None, radius=(30.0, 55.0), min_neighbours=5, positions=None,
-                     runtime=None):
+                     dtype=None, runtime=None):
     """Subtract, sample by sample, the median or the average across channels.
 
     As SpikeInterface's ``common_reference`` with ``reference="global"``: a
@@ -133,6 +133,7 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
     positions : array_like, optional
         ``"local"`` only, and required there: the channels' ``(x, y)``
         positions, shape ``(C, 2)`` (see :mod:`dspk.geometry`).
+    {dtype}
     {runtime}
 
     Returns
@@ -190,12 +191,12 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
             raise ValueError(f"groups applies to reference='global' only; got groups with "
                              f"reference={reference!r}")
         return _neighbour_reference(x, reference, operator, axis, ref_channels, radius,
-                                    min_neighbours, positions, runtime)
+                                    min_neighbours, positions, dtype, runtime)
     if ref_channels is not None:
         raise ValueError("ref_channels applies to reference='single' only")
     call, x = Call.start(runtime, x, "x", "common_reference")
     axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     validation.output_fits("common_reference", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     members = channel_groups(groups, view.channels)
@@ -236,12 +237,12 @@ def _annulus(radius: Any, min_neighbours: Any, positions: Any, channels: int) ->
 
 
 def _neighbour_reference(x, reference, operator, axis, ref_channels, radius, min_neighbours,
-                         positions, runtime):
+                         positions, dtype, runtime):
     """:func:`common_reference` with ``reference`` "single" or "local": each channel minus
     the median or mean of its row of a neighbour table."""
     call, x = Call.start(runtime, x, "x", f"common_reference(reference={reference!r})")
     axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     validation.output_fits("common_reference", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     if reference == "single":
@@ -347,7 +348,7 @@ def _local_table(mode: Any, radius: Any, neighbours: Any, positions: Any,
 
 @shared
 def whiten(x, W=None, *, mode="global", radius=None, neighbours=None, positions=None,
-           eps=None, apply_mean=False, axis=-1, runtime=None):
+           eps=None, apply_mean=False, axis=-1, dtype=None, runtime=None):
     """ZCA-whiten a recording: decorrelate its channels and give them unit variance.
 
     As SpikeInterface's ``whiten`` with ``mode="global"``, estimated from the
@@ -388,6 +389,7 @@ def whiten(x, W=None, *, mode="global", radius=None, neighbours=None, positions=
         Subtract each channel's mean (over the samples of ``x``) before the
         covariance and the product. Default is False, as in SpikeInterface.
     {recording_axis}
+    {dtype}
     {runtime}
 
     Returns
@@ -434,7 +436,7 @@ def whiten(x, W=None, *, mode="global", radius=None, neighbours=None, positions=
     """
     call, x = Call.start(runtime, x, "x", "whiten")
     axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     eps = _eps(eps)
     if not isinstance(apply_mean, (bool, np.bool_)):
         raise TypeError(f"apply_mean must be True or False; got {apply_mean!r}")
@@ -496,7 +498,7 @@ def _shifts(call: Call, shifts: Any, channels: int) -> np.ndarray:
 
 
 @shared
-def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
+def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, dtype=None, runtime=None):
     """Delay each channel by a fraction of a sample, in the frequency domain.
 
     As SpikeInterface's ``phase_shift``, which undoes the multiplexed
@@ -520,6 +522,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
         periodic, and the margin keeps the wrap-around of one end away from
         the other. The default, 1200, is SpikeInterface's 40 ms at 30 kHz.
     {recording_axis}
+    {dtype}
     {runtime}
 
     Returns
@@ -551,7 +554,7 @@ def phase_shift(x, shifts, *, margin=DEFAULT_MARGIN, axis=-1, runtime=None):
     if x.ndim > 2:
         raise ValueError(f"x must be 1-D (one channel) or 2-D (channels by samples); got "
                          f"shape {tuple(x.shape)}")
-    dtype = validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=dtype)
     validation.output_fits("phase_shift", x, dtype)
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
     shifts = _shifts(call, shifts, view.channels)

@@ -25,21 +25,27 @@ from dspk.operations.base import bucket
 FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
 
-def compute_dtype(x: Any, name: str = "x", allow_complex: bool = False) -> np.dtype:
+def compute_dtype(x: Any, name: str = "x", allow_complex: bool = False,
+                  requested: Any = None) -> np.dtype:
     """The dtype a signal is computed in: float32 and float64 stay, other reals go to float64.
 
     Complex signals are refused unless ``allow_complex``; then complex64 and
     complex128 stay and other complex dtypes are refused. Byte order does not
-    count: ``'>f4'`` computes in float32.
+    count: ``'>f4'`` computes in float32. ``requested`` (an operation's
+    ``dtype=``), float32 or float64, overrides the choice for real signals.
 
     Examples
     --------
     >>> compute_dtype(np.zeros(3, np.float32)), compute_dtype(np.zeros(3, np.int16))
     (dtype('float32'), dtype('float64'))
+    >>> compute_dtype(np.zeros(3, np.int16), requested="float32")
+    dtype('float32')
     >>> compute_dtype(np.zeros(3, np.complex64), allow_complex=True)
     dtype('complex64')
     """
     dtype = np.dtype(x.dtype).newbyteorder("=")
+    if requested is not None and dtype.kind != "c":
+        return _requested(requested)
     if dtype in FLOATS:
         return dtype
     if dtype.kind in "biu" or dtype == np.float16:
@@ -51,6 +57,18 @@ def compute_dtype(x: Any, name: str = "x", allow_complex: bool = False) -> np.dt
             raise TypeError(f"{name} has dtype {dtype}; dspk computes complex64 or complex128")
         return dtype
     raise TypeError(f"{name} has dtype {dtype}, which is not a real number type")
+
+
+def _requested(dtype: Any) -> np.dtype:
+    """An operation's ``dtype=``: float32 or float64, else a ValueError naming it."""
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        checked = None
+    if checked is None or checked not in FLOATS:  # (a dtype equals None: float64 does)
+        raise ValueError(f"dtype={dtype!r} is not a precision dspk computes in; "
+                         "pass float32 or float64 (or None: scipy's choice)")
+    return checked
 
 
 def signal_axis(x: Any, axis: Any, name: str = "x") -> int:
