@@ -163,6 +163,7 @@ def test_two_processes_tuning_one_key_leave_one_valid_entry(cache, cpu):
     assert entry["winner"] in entry["timings"]
 
 
+@pytest.mark.exhaustive  # builds every cpu kernel of the grid: ~100 s from nothing, 2 cores
 def test_autotune_fills_the_cache_and_counts_its_sizes(cache, cpu):
     result = dspk.runtime.autotune(channels=[4], samples=[512], runtime="cpu")
     assert set(result) == {"cpu"}
