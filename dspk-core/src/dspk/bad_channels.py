@@ -341,7 +341,7 @@ def detect_bad_channels(x, fs, method="coherence+psd", *, positions=None, std_ma
     if call.native_in:
         x = call.backend.to_numpy(x)
     axis = _channels_by_samples(x, axis)
-    dtype = np.dtype(np.float32) if x.dtype.kind in "biu" else validation.compute_dtype(x)
+    dtype = validation.compute_dtype(x, requested=np.float32 if x.dtype.kind in "biu" else None)
     channels, samples = x.shape[1 - axis], x.shape[axis]
     if positions is not None:
         positions = check_positions(positions, channels)

@@ -178,13 +178,14 @@ class Signal2D:
         params=(('sections', 3),))
         """
         array, axis = self.array, self.axis
-        key = (op, array.dtype, array.shape, axis, layout_of(array, axis), *params.items())
+        layout = layout_of(array, axis)
+        key = (op, array.dtype, array.shape, axis, layout, *params.items())
         problem = _PROBLEMS.get(key)
         if problem is None:
             if len(_PROBLEMS) >= _PROBLEMS_MAX:
                 _PROBLEMS.clear()
             problem = _PROBLEMS[key] = Problem(
-                op, str(array.dtype), array.shape[1 - axis], array.shape[axis], key[4],
+                op, str(array.dtype), array.shape[1 - axis], array.shape[axis], layout,
                 tuple(sorted(params.items())))
         return problem
 

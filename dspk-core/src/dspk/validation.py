@@ -44,12 +44,10 @@ def compute_dtype(x: Any, name: str = "x", allow_complex: bool = False,
     dtype('complex64')
     """
     dtype = np.dtype(x.dtype).newbyteorder("=")
-    if requested is not None and dtype.kind != "c":
-        return _requested(requested)
-    if dtype in FLOATS:
-        return dtype
-    if dtype.kind in "biu" or dtype == np.float16:
-        return np.dtype("float64")
+    if dtype in FLOATS or dtype.kind in "biu" or dtype == np.float16:
+        if requested is not None:
+            return _requested(requested)
+        return dtype if dtype in FLOATS else np.dtype("float64")
     if dtype.kind == "c" and not allow_complex:
         raise TypeError(f"{name} has complex dtype {dtype}; dspk filters real signals")
     if dtype.kind == "c":

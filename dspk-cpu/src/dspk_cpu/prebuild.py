@@ -34,12 +34,10 @@ def build(pairs: Sequence[tuple[Variant, Problem]], advance: Callable[[int], obj
     shares: list[list[tuple[str, str, Problem]]] = [[] for _ in range(workers)]
     for (op, name), problems in sorted(families.items(), key=lambda item: -len(item[1])):
         min(shares, key=len).extend((op, name, problem) for problem in problems)
-    processes = [subprocess.Popen([sys.executable, "-m", "dspk_cpu.prebuild"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
-                 for share in shares if share]
-    readers = [threading.Thread(target=_follow, args=(process, share, advance), daemon=True)
-               for process, share in zip(processes, [s for s in shares if s])]
+    readers = [threading.Thread(target=_follow, daemon=True, args=(
+        subprocess.Popen([sys.executable, "-m", "dspk_cpu.prebuild"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL), share, advance))
+        for share in shares if share]
     for reader in readers:
         reader.start()
     for reader in readers:

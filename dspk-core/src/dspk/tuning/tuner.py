@@ -393,16 +393,15 @@ def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
     problems = sorted(grid(backend, channels, samples),
                       key=lambda p: (p.channels * p.samples, p.channels, p.dtype, p.layout))
     mode = _mode()
-    pairs = [(variant, problem) for problem in problems
-             for variant in valid_variants(backend, problem)]
+    variants_by_problem = {problem: valid_variants(backend, problem) for problem in problems}
+    pairs = [(variant, problem) for problem, variants in variants_by_problem.items()
+             for variant in variants]
     with tqdm(total=len(pairs), desc=f"dspk autotune {backend.name}: kernels", unit="kernel",
               disable=None) as bar:
         backend.prepare_all(pairs, bar.update)
     for problem in tqdm(problems, desc=f"dspk autotune {backend.name}: tuning", unit="size",
                         disable=None):
-        variants = valid_variants(backend, problem)
-        for variant in variants:
-            backend.prepare(variant, problem)  # built already: a load or a warm-up
+        variants = variants_by_problem[problem]
         if mode == "on" and len(variants) > 1:
             _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
                           untimed=True, prune=True)
