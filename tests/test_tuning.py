@@ -149,9 +149,13 @@ def test_bad_tuning_settings_are_refused(cache, cpu, monkeypatch, name, value):
 
 
 def test_two_processes_tuning_one_key_leave_one_valid_entry(cache, cpu):
-    code = ("import dspk, numpy as np, scipy.signal as s; "
-            "x = np.random.default_rng(0).standard_normal((8, 2048)).astype(np.float32); "
-            "dspk.sosfilt(s.butter(8, 0.2, output='sos'), x, runtime='cpu')")
+    # Each waits for its kernels, as the tests here do: on a cold numba cache a process
+    # timing while they compile keeps nothing (and the test found no entry).
+    code = ("import dspk, numpy as np, scipy.signal as s\n"
+            "from dspk.plugin import waiting_for_kernels\n"
+            "x = np.random.default_rng(0).standard_normal((8, 2048)).astype(np.float32)\n"
+            "with waiting_for_kernels():\n"
+            "    dspk.sosfilt(s.butter(8, 0.2, output='sos'), x, runtime='cpu')")
     env = {**os.environ, "DSPK_CACHE_DIR": str(cache), "DSPK_TUNING_BUDGET": "5"}
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
                               text=True) for _ in range(2)]
