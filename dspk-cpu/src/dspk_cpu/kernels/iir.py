@@ -411,11 +411,12 @@ def _padded_transfer(b_data, a_data, dtype):
 def _block_state(z, shape, n_blocks, width):
     """Per-channel states ``z[lead, channel, tail]`` as ``state[block, row, lane]``, the
     rows ``lead * shape[1] + tail`` of a ``shape`` per channel (what ``z`` lacks, and
-    lanes past the last channel, zero)."""
+    lanes past the last channel, zero). C-contiguous, as the zero state of a call
+    without ``zi``: both run one compiled kernel."""
     padded = np.zeros((shape[0], n_blocks, width, shape[1]), z.dtype)
     lead, channels, tail = z.shape
     padded.reshape(shape[0], -1, shape[1])[:lead, :channels, :tail] = z
-    return padded.transpose(1, 0, 3, 2).reshape(n_blocks, -1, width)
+    return np.ascontiguousarray(padded.transpose(1, 0, 3, 2).reshape(n_blocks, -1, width))
 
 
 def _channel_state(state, shape, channels, lead, tail):
