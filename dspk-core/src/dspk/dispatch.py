@@ -150,7 +150,7 @@ class Signal2D:
         if x.ndim == 1:
             return cls(x.reshape(1, -1), 1, lambda y: y.reshape(-1), other)
         if x.ndim == 2:
-            return cls(x, axis, lambda y: y, other)
+            return cls(x, axis, _unchanged, other)
         order = [i for i in range(x.ndim) if i != axis] + [axis]
         back = np.argsort(order).tolist()
         folded = x.transpose(order).reshape(-1, x.shape[axis])
@@ -188,6 +188,11 @@ class Signal2D:
                 op, str(array.dtype), array.shape[1 - axis], array.shape[axis], layout,
                 tuple(sorted(params.items())))
         return problem
+
+
+def _unchanged(y: Any) -> Any:
+    """A 2-D signal's result, which needs no reshaping."""
+    return y
 
 
 #: The problems met, by what they are made of (building one costs microseconds a call).

@@ -249,6 +249,9 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
 def registry() -> Registry:
     """The process's registry, discovered on first call."""
     global _registry
+    found = _registry  # every call asks: no lock once it exists (a name read is atomic)
+    if found is not None:
+        return found
     with _registry_lock:
         if _registry is None:
             _registry = discover()
