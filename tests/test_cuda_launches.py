@@ -76,13 +76,16 @@ PATHS = [
 
 
 def _cases():
-    """Every catalogue operation's grid (3 channels, 1531 samples), then :data:`PATHS`."""
-    grid = [(op.name, params, 3, 1531, BOTH) for op in OPERATIONS.values()
+    """Every catalogue operation's grid (3 channels, 1531 samples), then :data:`PATHS`,
+    marked exhaustive: ``./dev test`` runs every kernel source, ``--exhaustive`` (CI) and
+    tests/cuda_standin/conformance.sh run its deep paths too (a minute of the stand-in)."""
+    grid = [(op.name, params, 3, 1531, BOTH, ()) for op in OPERATIONS.values()
             for params in op.grid_params]
-    for op, params, channels, samples, dtypes in grid + PATHS:
+    paths = [(*path, (pytest.mark.exhaustive,)) for path in PATHS]
+    for op, params, channels, samples, dtypes, marks in grid + paths:
         for dtype in dtypes:
             for layout in LAYOUTS:
-                yield pytest.param(op, params, channels, samples, dtype, layout,
+                yield pytest.param(op, params, channels, samples, dtype, layout, marks=marks,
                                    id=f"{op}-{channels}x{samples}-{dtype}-{layout}-{params}")
 
 
