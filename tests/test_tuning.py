@@ -32,9 +32,9 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DSPK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("DSPK_TUNING_BUDGET", "5")
     monkeypatch.delenv("DSPK_TUNING", raising=False)
-    tuner._chosen.clear()
+    tuner.forget()
     yield tmp_path
-    tuner._chosen.clear()
+    tuner.forget()
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_first_call_times_every_variant_and_keeps_the_winner(cache, cpu):
 
 def test_a_cached_entry_is_reused_without_timing(cache, cpu, monkeypatch):
     tuner.choose(cpu, PROBLEM)
-    tuner._chosen.clear()
+    tuner.forget()
     monkeypatch.setattr(tuner, "_measure", lambda *a, **k: pytest.fail("timed again"))
     assert tuner.choose(cpu, PROBLEM).name == _entry(cpu)["winner"]
 
@@ -85,7 +85,7 @@ def test_a_foreign_entry_is_ignored(cache, cpu):
     entry = json.loads(path.read_text())
     entry["fingerprint"] = {"processor": "another machine"}
     path.write_text(json.dumps(entry))
-    tuner._chosen.clear()
+    tuner.forget()
     with pytest.warns(TuningCacheWarning, match="another device"):
         tuner.choose(cpu, PROBLEM)
     assert _entry(cpu)["fingerprint"] == cpu.fingerprint()
@@ -98,7 +98,7 @@ def test_a_changed_kernel_invalidates_only_its_own_timing(cache, cpu, monkeypatc
     changed = replace(second, source="0123456789abcdef")
     monkeypatch.setattr(cpu, "_variants", {**cpu._variants, "sosfilt": [first, changed]})
     monkeypatch.setattr(operations, "_variants", {})  # the core's built variants
-    tuner._chosen.clear()
+    tuner.forget()
     tuner.choose(cpu, PROBLEM)
     after = _entry(cpu)["timings"]
     assert after[first.name] == before[first.name], "the unchanged kernel keeps its timing"
@@ -135,7 +135,7 @@ def test_tuning_readonly_reads_but_never_writes(cache, cpu, monkeypatch):
     assert not list(cache.rglob("*.json"))
     monkeypatch.setenv("DSPK_TUNING", "on")
     winner = tuner.choose(cpu, PROBLEM).name
-    tuner._chosen.clear()
+    tuner.forget()
     monkeypatch.setenv("DSPK_TUNING", "readonly")
     assert tuner.choose(cpu, PROBLEM).name == winner
 
@@ -256,7 +256,7 @@ def test_an_unreadable_entry_is_ignored_with_one_warning_and_replaced(cache, cpu
         path.mkdir()
     else:
         path.write_bytes(damage(entry))
-    tuner._chosen.clear()
+    tuner.forget()
     with pytest.warns(TuningCacheWarning) as caught:
         assert tuner.choose(cpu, PROBLEM).name in entry["timings"]
     messages = [str(w.message) for w in caught if issubclass(w.category, TuningCacheWarning)]

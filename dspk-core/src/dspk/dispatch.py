@@ -146,11 +146,11 @@ class Signal2D:
     @classmethod
     def of(cls, x: Any, axis: int) -> Signal2D:
         """The 2-D view of ``x`` with its time axis ``axis`` (already in range)."""
+        if x.ndim == 2:
+            return cls(x, axis, _unchanged, (x.shape[1 - axis],))
         other = tuple(s for i, s in enumerate(x.shape) if i != axis)
         if x.ndim == 1:
-            return cls(x.reshape(1, -1), 1, lambda y: y.reshape(-1), other)
-        if x.ndim == 2:
-            return cls(x, axis, _unchanged, other)
+            return cls(x.reshape(1, -1), 1, _flattened, other)
         order = [i for i in range(x.ndim) if i != axis] + [axis]
         back = np.argsort(order).tolist()
         folded = x.transpose(order).reshape(-1, x.shape[axis])
@@ -193,6 +193,11 @@ class Signal2D:
 def _unchanged(y: Any) -> Any:
     """A 2-D signal's result, which needs no reshaping."""
     return y
+
+
+def _flattened(y: Any) -> Any:
+    """A 1-D signal's result, from its one channel."""
+    return y.reshape(-1)
 
 
 #: The problems met, by what they are made of (building one costs microseconds a call).

@@ -15,7 +15,7 @@ import os
 
 _encoded = getattr(os.environ, "_data", None)
 _fast = os.name == "posix" and isinstance(_encoded, dict)
-_keys: dict[str, bytes] = {}
+_keys: dict = {}  # encoded names, by name or by tuple of names
 
 
 def get(name: str, default: str | None = None) -> str | None:
@@ -35,3 +35,25 @@ def get(name: str, default: str | None = None) -> str | None:
         key = _keys[name] = os.fsencode(name)
     value = _encoded.get(key)
     return default if value is None else os.fsdecode(value)
+
+
+def values(names: tuple[str, ...]) -> tuple:
+    """The values of the variables ``names``, as one comparable tuple (None where unset).
+
+    Cheaper than :func:`get` for each: the values are not decoded.
+
+    Examples
+    --------
+    >>> os.environ["DSPK_EXAMPLE"] = "1"
+    >>> before = values(("DSPK_EXAMPLE", "DSPK_NOT_SET"))
+    >>> os.environ["DSPK_EXAMPLE"] = "2"
+    >>> before == values(("DSPK_EXAMPLE", "DSPK_NOT_SET"))
+    False
+    >>> del os.environ["DSPK_EXAMPLE"]
+    """
+    if not _fast:
+        return tuple(os.environ.get(name) for name in names)
+    keys = _keys.get(names)
+    if keys is None:
+        keys = _keys[names] = tuple(os.fsencode(name) for name in names)
+    return tuple(map(_encoded.get, keys))

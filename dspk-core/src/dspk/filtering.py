@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg
 from scipy import signal as _scipy
 
-from dspk import validation
+from dspk import plans, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
@@ -99,12 +99,22 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> y.dtype, bool(np.allclose(y, scipy.signal.sosfilt(sos, x), atol=1e-5))
     (dtype('float32'), True)
     """
-    call, x = Call.start(runtime, x, "x", "sosfilt")
-    axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x, requested=dtype)
-    sos = validation.sos_array(sos)
-    validation.output_fits("sosfilt", x, dtype)
-    work = validation.working_dtype(dtype, sos[:, 3:])
+    plan_key = plans.key("sosfilt", x, axis, dtype, runtime, sos)
+    plan = plans.find(plan_key)
+    if plan is None:
+        call, taken = Call.start(runtime, x, "x", "sosfilt")
+        axis = validation.signal_axis(taken, axis)
+        dtype = validation.compute_dtype(taken, requested=dtype)
+        sos = validation.sos_array(sos)
+        validation.output_fits("sosfilt", taken, dtype)
+        work = validation.working_dtype(dtype, sos[:, 3:])
+        cast = taken.astype(work, copy=False)  # the cast below is then no copy
+        problem = Signal2D.of(cast, axis).problem("sosfilt", sections=bucket(len(sos)))
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (
+            axis, dtype, work, call.native(sos.astype(work)))), taken is x)
+        x = cast
+    call = plan.call
+    axis, dtype, work, sos = plan.settings
     view = Signal2D.of(x.astype(work, copy=False), axis)
     n_sections = len(sos)
     state = None
@@ -112,9 +122,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         shape = (n_sections, *x.shape[:axis], 2, *x.shape[axis + 1:])
         state = _zi_to_kernel(_state(zi, shape, work), axis + 1)
         state = np.ascontiguousarray(state.reshape(n_sections, view.channels, 2))
-    problem = view.problem("sosfilt", sections=bucket(n_sections))
-    y, zf = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis,
-                     call.native(state))
+    y, zf = plan.run(sos, call.native(view.array), view.axis, call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
         return y
@@ -191,12 +199,23 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> bool(np.allclose(dspk.lfilter(b, a, x), scipy.signal.lfilter(b, a, x)))
     True
     """
-    call, x = Call.start(runtime, x, "x", "lfilter")
-    axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x, requested=dtype)
-    b, a = validation.ba_arrays(b, a)
-    validation.output_fits("lfilter", x, dtype)
-    work = validation.working_dtype(dtype, a[None, :])
+    plan_key = plans.key("lfilter", x, axis, dtype, runtime, b, a)
+    plan = plans.find(plan_key)
+    if plan is None:
+        call, taken = Call.start(runtime, x, "x", "lfilter")
+        axis = validation.signal_axis(taken, axis)
+        dtype = validation.compute_dtype(taken, requested=dtype)
+        b, a = validation.ba_arrays(b, a)
+        validation.output_fits("lfilter", taken, dtype)
+        work = validation.working_dtype(dtype, a[None, :])
+        cast = taken.astype(work, copy=False)  # the cast below is then no copy
+        problem = Signal2D.of(cast, axis).problem("lfilter", order=bucket(len(a) - 1))
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (
+            axis, dtype, work, call.native(b.astype(work)), call.native(a.astype(work)))),
+            taken is x)
+        x = cast
+    call = plan.call
+    axis, dtype, work, b, a = plan.settings
     view = Signal2D.of(x.astype(work, copy=False), axis)
     order = len(a) - 1
     state = None
@@ -204,9 +223,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         shape = (*x.shape[:axis], order, *x.shape[axis + 1:])
         state = _zi_to_kernel(_state(zi, shape, work), axis)
         state = np.ascontiguousarray(state.reshape(view.channels, order))
-    problem = view.problem("lfilter", order=bucket(order))
-    y, zf = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
-                     call.native(view.array), view.axis, call.native(state))
+    y, zf = plan.run(b, a, call.native(view.array), view.axis, call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
         return y

@@ -202,6 +202,20 @@ def using(name: str) -> Iterator[str]:
         _scoped.reset(token)
 
 
+def selection() -> tuple[str | None, str | None]:
+    """The runtimes chosen outside a call's arguments: by :func:`using`, by :func:`set`.
+
+    For :mod:`dspk.plans`, whose plans hold for one selection.
+
+    Examples
+    --------
+    >>> with using("cpu"):
+    ...     selection()[0]
+    'cpu'
+    """
+    return _scoped.get(), _chosen
+
+
 #: Runtime names :func:`resolve` chose, by everything the choice depends on: the
 #: registry, the ``runtime=`` argument, :func:`using`, :func:`set`, ``DSPK_RUNTIME``
 #: (read on each call), the dtype and the kernels. Cleared in a forked child, whose

@@ -64,8 +64,19 @@ EXTRAPOLATE_ABOVE = 0.1
 _AUTOTUNE_BUDGET = 30.0
 
 _chosen: dict[tuple, Variant] = {}
+#: Counts the times choices in :data:`_chosen` were forgotten (see :func:`generation`).
+_forgotten = [0]
+
+
+def forget() -> None:
+    """Forget every remembered choice: the next call of each problem chooses again
+    (from the tuning cache, or by timing)."""
+    _chosen.clear()
+    _forgotten[0] += 1
+
+
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
-    os.register_at_fork(after_in_child=_chosen.clear)  # a child may have fewer variants
+    os.register_at_fork(after_in_child=forget)  # a child may have fewer variants
 #: The variants forced by :func:`forced_variant`, by operation (never mutated: replaced).
 _forced: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
     "dspk_forced", default=MappingProxyType({}))
@@ -137,6 +148,26 @@ def choose(backend: Backend, problem: Problem, args: tuple | None = None) -> Var
     if final:
         _chosen[memo] = variant
     return variant
+
+
+def settled(backend: Backend, problem: Problem) -> Variant | None:
+    """The variant :func:`choose` gives ``problem`` from now on without deciding
+    again, or None while it may still change (tuning unfinished, tuning off, a
+    variant forced)."""
+    if _forced.get() or _mode() == "off":
+        return None
+    return _chosen.get(_memo_key(backend, problem))
+
+
+def generation() -> int:
+    """A number that changes whenever a choice :func:`settled` gave is forgotten
+    (by :func:`tune_grid`, or in a forked child)."""
+    return _forgotten[0]
+
+
+def forcing() -> bool:
+    """Whether a variant is forced (:func:`forced_variant`) in this context."""
+    return bool(_forced.get())
 
 
 def _memo_key(backend: Backend, problem: Problem) -> tuple:
@@ -406,4 +437,5 @@ def tune_grid(backend: Backend, channels: list[int], samples: list[int]) -> int:
             _tuned_winner(backend, problem, variants, None, mode, _AUTOTUNE_BUDGET,
                           untimed=True, prune=True)
             _chosen.pop(_memo_key(backend, problem), None)
+            _forgotten[0] += 1
     return len(problems)

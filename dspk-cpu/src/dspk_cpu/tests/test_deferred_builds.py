@@ -28,9 +28,9 @@ from dspk_cpu import compiling
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DSPK_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("DSPK_TUNING", raising=False)
-    tuner._chosen.clear()
+    tuner.forget()
     yield tmp_path
-    tuner._chosen.clear()
+    tuner.forget()
 
 
 @pytest.fixture

@@ -1,0 +1,130 @@
+"""Call plans (:mod:`dspk.plans`): a repeat call skips its decisions, and only when
+every one of them would come out the same."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import scipy.signal
+
+import dspk
+from dspk import plans
+from dspk.plugin import KernelNotReady
+from dspk.tuning import tuner
+
+RNG = np.random.default_rng(7)
+SOS = scipy.signal.butter(4, [0.05, 0.3], "bandpass", output="sos")
+B, A = scipy.signal.butter(3, 0.2)
+
+
+def _plan(name, x, *arguments):
+    return plans.find(plans.key(name, x, *arguments))
+
+
+@pytest.fixture
+def x():
+    return RNG.standard_normal((6, 200))
+
+
+def test_a_repeat_call_runs_its_plan_and_gives_the_same_result(x):
+    first = dspk.sosfilt(SOS, x, runtime="cpu")
+    plan = _plan("sosfilt", x, -1, None, "cpu", SOS)
+    assert plan is not None
+    again = dspk.sosfilt(SOS, x, runtime="cpu")
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_allclose(again, scipy.signal.sosfilt(SOS, x), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["array", "list"])
+def test_coefficients_changed_in_place_are_a_new_plan(x, form):
+    b, a = B.copy(), A.copy()
+    dspk.lfilter(b if form == "array" else b.tolist(), a, x, runtime="cpu")
+    b *= 0.5  # same object, same shape, new values
+    got = dspk.lfilter(b if form == "array" else b.tolist(), a, x, runtime="cpu")
+    np.testing.assert_allclose(got, scipy.signal.lfilter(b, a, x), rtol=1e-10, atol=1e-12)
+
+
+def test_bad_coefficients_after_a_plan_are_still_refused(x):
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    unstable = SOS.copy()
+    unstable[0, 4:] = [-2.5, 1.5]
+    with pytest.raises(ValueError, match="sos"):
+        dspk.sosfilt(unstable, x, runtime="cpu")
+
+
+def test_another_layout_or_dtype_is_another_plan(x):
+    dspk.sosfilt(SOS, x)
+    for other in (np.asfortranarray(x), x[:, ::2], x.astype(np.float32), x.astype(">f8"), x[0]):
+        np.testing.assert_allclose(dspk.sosfilt(SOS, other), scipy.signal.sosfilt(SOS, other),
+                                   rtol=1e-4, atol=1e-5)
+    assert plans.key("sosfilt", x.astype(">f8"), -1, SOS) is None
+
+
+def test_an_axis_given_as_true_is_not_the_plan_of_axis_1(x):
+    assert plans.key("sosfilt", x, 1, SOS) != plans.key("sosfilt", x, True, SOS)
+
+
+def test_the_runtime_choice_is_read_again_on_every_call(x, monkeypatch):
+    dspk.sosfilt(SOS, x)
+    monkeypatch.setenv("DSPK_RUNTIME", "no-such-runtime")
+    with pytest.raises(ValueError, match="no-such-runtime"):
+        dspk.sosfilt(SOS, x)
+    monkeypatch.delenv("DSPK_RUNTIME")
+    with dspk.runtime.using("cpu"):
+        dspk.sosfilt(SOS, x)
+        assert _plan("sosfilt", x, -1, None, None, SOS).call.backend.name == "cpu"
+
+
+def test_a_forced_variant_has_no_plan(x):
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    with tuner.forced_variant("sosfilt", "scipy-one-thread"):
+        assert plans.key("sosfilt", x, -1, None, "cpu", SOS) is None
+        np.testing.assert_allclose(dspk.sosfilt(SOS, x, runtime="cpu"),
+                                   scipy.signal.sosfilt(SOS, x), rtol=1e-10, atol=1e-12)
+
+
+def test_forgotten_choices_are_forgotten_plans(x):
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    before = plans.key("sosfilt", x, -1, None, "cpu", SOS)
+    tuner.forget()
+    assert plans.find(plans.key("sosfilt", x, -1, None, "cpu", SOS)) is None
+    assert plans.key("sosfilt", x, -1, None, "cpu", SOS) != before
+
+
+def test_a_kernel_not_ready_sends_the_call_back_to_the_tuner(x, monkeypatch):
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    plan = _plan("sosfilt", x, -1, None, "cpu", SOS)
+    if plan._kernel is None:
+        pytest.skip("the tuner has not settled this problem (tuning off or unfinished)")
+
+    def building(*args):
+        raise KernelNotReady("building")
+
+    monkeypatch.setattr(plan, "_kernel", building)
+    got = dspk.sosfilt(SOS, x, runtime="cpu")
+    np.testing.assert_allclose(got, scipy.signal.sosfilt(SOS, x), rtol=1e-10, atol=1e-12)
+    assert plan._kernel is not building
+
+
+def test_large_signals_and_other_array_kinds_have_no_plan():
+    big = np.zeros((64, plans.MAX_BYTES // 64 // 8 + 1))
+    assert plans.key("sosfilt", big, -1, SOS) is None
+    assert plans.key("sosfilt", [1.0, 2.0], -1, SOS) is None
+    assert plans.key("sosfilt", np.zeros(8), -1, object()) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_starts_without_plans(x):
+    dspk.sosfilt(SOS, x, runtime="cpu")
+    assert plans._plans
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report and leave without running pytest's teardown
+        os.write(write, b"empty" if not plans._plans else b"kept")
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 16) == b"empty"
+    os.waitpid(pid, 0)
