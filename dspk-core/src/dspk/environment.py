@@ -12,10 +12,11 @@ way it sees every change made through ``os.environ``, at once.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 _encoded = getattr(os.environ, "_data", None)
 _fast = os.name == "posix" and isinstance(_encoded, dict)
-_keys: dict = {}  # encoded names, by name or by tuple of names
+_keys: dict[str, bytes] = {}
 
 
 def get(name: str, default: str | None = None) -> str | None:
@@ -37,23 +38,21 @@ def get(name: str, default: str | None = None) -> str | None:
     return default if value is None else os.fsdecode(value)
 
 
-def values(names: tuple[str, ...]) -> tuple:
-    """The values of the variables ``names``, as one comparable tuple (None where unset).
-
-    Cheaper than :func:`get` for each: the values are not decoded.
+def reader(names: tuple[str, ...]) -> Callable[[], tuple]:
+    """A function that reads the variables ``names`` as one comparable tuple
+    (undecoded values, None where unset): cheaper than :func:`get` for each.
 
     Examples
     --------
+    >>> read = reader(("DSPK_EXAMPLE", "DSPK_NOT_SET"))
     >>> os.environ["DSPK_EXAMPLE"] = "1"
-    >>> before = values(("DSPK_EXAMPLE", "DSPK_NOT_SET"))
+    >>> before = read()
     >>> os.environ["DSPK_EXAMPLE"] = "2"
-    >>> before == values(("DSPK_EXAMPLE", "DSPK_NOT_SET"))
+    >>> before == read()
     False
     >>> del os.environ["DSPK_EXAMPLE"]
     """
     if not _fast:
-        return tuple(os.environ.get(name) for name in names)
-    keys = _keys.get(names)
-    if keys is None:
-        keys = _keys[names] = tuple(os.fsencode(name) for name in names)
-    return tuple(map(_encoded.get, keys))
+        return lambda: tuple(map(os.environ.get, names))
+    keys, value = tuple(map(os.fsencode, names)), _encoded.get
+    return lambda: tuple(map(value, keys))

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from dspk import geometry, validation
+from dspk import geometry, plans, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
@@ -194,15 +194,24 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
                                     min_neighbours, positions, dtype, runtime)
     if ref_channels is not None:
         raise ValueError("ref_channels applies to reference='single' only")
-    call, x = Call.start(runtime, x, "x", "common_reference")
-    axis = _channels_by_samples(x, axis)
-    dtype = validation.compute_dtype(x, requested=dtype)
-    validation.output_fits("common_reference", x, dtype)
+    plan_key = plans.key("common_reference", x, operator, groups, axis, dtype, runtime)
+    plan = plans.find(plan_key)
+    if plan is None:
+        call, taken = Call.start(runtime, x, "x", "common_reference")
+        axis = _channels_by_samples(taken, axis)
+        dtype = validation.compute_dtype(taken, requested=dtype)
+        validation.output_fits("common_reference", taken, dtype)
+        cast = taken.astype(dtype, copy=False)  # the cast below is then no copy
+        view = Signal2D.of(cast, axis)
+        members = channel_groups(groups, view.channels)
+        problem = view.problem("common_reference", operator=operator)
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, members)),
+                          taken is x)
+        x = cast
+    call = plan.call
+    axis, dtype, members = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    members = channel_groups(groups, view.channels)
-    problem = view.problem("common_reference", operator=operator)
-    y = call.run(problem, call.native(view.array), view.axis, members, operator)
-    return call.give_back(y)
+    return call.give_back(plan.run(call.native(view.array), view.axis, members, operator))
 
 
 def _reference_channels(ref_channels: Any, channels: int) -> np.ndarray:

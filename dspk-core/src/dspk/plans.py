@@ -45,6 +45,7 @@ MAX_BYTES = 1 << 20
 MAX_PLANS = 512
 #: The variables a call's runtime and kernel choice read.
 VARIABLES = ("DSPK_RUNTIME", "DSPK_TUNING", "DSPK_CACHE_DIR", "XDG_CACHE_HOME", "HOME")
+_variables = environment.reader(VARIABLES)
 
 
 class Plan:
@@ -60,13 +61,15 @@ class Plan:
         What the operation's checks decided, in the operation's own order.
     """
 
-    __slots__ = ("call", "problem", "settings", "_kernel")
+    __slots__ = ("call", "problem", "settings", "_kernel", "_ran")
 
     def __init__(self, call: Call, problem: Problem, settings: tuple):
         self.call, self.problem, self.settings = call, problem, settings
         #: The tuner's settled variant as a function of the kernel arguments in
         #: calling order, once a run has shown it (None before).
         self._kernel: Callable[..., Any] | None = None
+        #: Whether that kernel has run: built, it can no longer be not ready.
+        self._ran = False
 
     def run(self, *args: Any) -> Any:
         """Run the kernel on ``args``: the settled variant at once, where there is one.
@@ -76,11 +79,16 @@ class Plan:
         """
         kernel = self._kernel
         if kernel is not None:
+            if self._ran:
+                return kernel(*args)
             with deferring():
                 try:
-                    return kernel(*args)
+                    result = kernel(*args)
                 except KernelNotReady:
                     self._kernel = None
+                else:
+                    self._ran = True
+                    return result
         result = self.call.run(self.problem, *args)
         variant = tuner.settled(self.call.backend, self.problem)
         if variant is not None:
@@ -105,26 +113,35 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
     dtype = x.dtype
     if x.nbytes > MAX_BYTES or not dtype.isnative:
         return None
-    values = [name, dtype, x.shape, x.strides, x.flags.aligned, registry(),
-              runtime.selection(), tuner.generation(), environment.values(VARIABLES)]
-    for argument in arguments:
-        kind = type(argument)
-        if kind in _SCALARS:
-            values += (kind, argument)  # with the type: 1, 1.0 and True are equal keys
-            continue
-        if kind is not np.ndarray:
-            if kind not in (list, tuple):
-                return None
-            try:
-                argument = np.asarray(argument)
-            except (TypeError, ValueError):
-                return None
-        if argument.dtype.kind not in "biuf":
+    kinds = tuple(map(type, arguments))  # with the types: 1, 1.0 and True are equal keys
+    if not _SCALARS.issuperset(kinds):
+        arguments = tuple(map(_by_value, arguments))
+        if _UNPLANNED in arguments:
             return None
-        values += (argument.dtype.str, argument.shape, argument.tobytes())
-    return tuple(values)
+    return (name, dtype, x.shape, x.strides, x.flags.aligned, registry(), runtime.selection(),
+            tuner.generation(), _variables(), kinds, arguments)
 
 
+def _by_value(argument: Any) -> Any:
+    """An argument as it counts in a key: arrays and sequences of numbers by value,
+    other plain data as it is, anything else :data:`_UNPLANNED`."""
+    kind = type(argument)
+    if kind in _SCALARS:
+        return argument
+    if kind is not np.ndarray:
+        if kind not in (list, tuple):
+            return _UNPLANNED
+        try:
+            argument = np.asarray(argument)
+        except (TypeError, ValueError):
+            return _UNPLANNED
+    if argument.dtype.kind not in "biuf":
+        return _UNPLANNED
+    return argument.dtype.str, argument.shape, argument.tobytes()
+
+
+#: What an argument that cannot count in a key becomes.
+_UNPLANNED = object()
 #: The argument types that count in a key as they are.
 _SCALARS = frozenset({int, float, bool, str, type(None), type, *(
     type(np.dtype(name)) for name in ("float32", "float64", "int16"))})

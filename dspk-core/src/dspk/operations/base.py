@@ -3,7 +3,6 @@ example inputs and kernel arguments."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -217,7 +216,7 @@ class Operation:
                 and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                         for p in parameters[len(self.inputs):])):
             return variant.run
-        return functools.partial(self.call, variant)
+        return lambda *args: self.call(variant, args)
 
     def device_args(self, backend, problem: Problem, rng: np.random.Generator) -> tuple:
         """:attr:`example_args` as calls pass them to ``backend``: data as its native

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dspk import validation
+from dspk import plans, validation
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
 from dspk.spectral.common import complex_dtype, problem_of, real_dtype
@@ -22,28 +22,39 @@ def _check_fft_options(norm: Any, workers: Any, plan: Any) -> str:
     return validation.choice(norm, _NORMS, "norm") or "backward"
 
 
-def _transform(kind, x, n, axis, norm, workers, plan, runtime):
-    norm = _check_fft_options(norm, workers, plan)
-    call, x = Call.start(runtime, x, "x", kind)
-    axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x, "x", allow_complex=True)
-    if kind == "rfft" and dtype.kind == "c":
-        raise TypeError(f"x must be real for rfft; got dtype {x.dtype}")
-    if kind == "irfft":
-        dtype = complex_dtype(dtype)
-    length = x.shape[axis]
-    if n is None:
-        n = 2 * (length - 1) if kind == "irfft" else length
-        if n < 1:
-            raise ValueError(f"n: irfft of {length} point(s) gives 2 * ({length} - 1) = 0 "
-                             "samples; pass a positive n")
-    n = validation.integer(n, "n", minimum=1)
-    out_samples = n // 2 + 1 if kind == "rfft" else n
-    validation.output_fits(kind, x, real_dtype(dtype) if kind == "irfft" else complex_dtype(dtype),
-                           validation.with_length(x.shape, axis, out_samples))
+def _transform(kind, x, n, axis, norm, workers, fft_plan, runtime):
+    plan_key = plans.key(kind, x, n, axis, norm, workers, fft_plan, runtime)
+    plan = plans.find(plan_key)
+    if plan is None:
+        norm = _check_fft_options(norm, workers, fft_plan)
+        call, taken = Call.start(runtime, x, "x", kind)
+        axis = validation.signal_axis(taken, axis)
+        dtype = validation.compute_dtype(taken, "x", allow_complex=True)
+        if kind == "rfft" and dtype.kind == "c":
+            raise TypeError(f"x must be real for rfft; got dtype {taken.dtype}")
+        if kind == "irfft":
+            dtype = complex_dtype(dtype)
+        length = taken.shape[axis]
+        if n is None:
+            n = 2 * (length - 1) if kind == "irfft" else length
+            if n < 1:
+                raise ValueError(f"n: irfft of {length} point(s) gives 2 * ({length} - 1) = 0 "
+                                 "samples; pass a positive n")
+        n = validation.integer(n, "n", minimum=1)
+        out_samples = n // 2 + 1 if kind == "rfft" else n
+        validation.output_fits(
+            kind, taken, real_dtype(dtype) if kind == "irfft" else complex_dtype(dtype),
+            validation.with_length(taken.shape, axis, out_samples))
+        cast = taken.astype(dtype, copy=False)  # the cast below is then no copy
+        problem = problem_of("fft", Signal2D.of(cast, axis), dtype, n, kind=kind,
+                             complex=dtype.kind == "c")
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n, norm)),
+                          taken is x)
+        x = cast
+    call = plan.call
+    axis, dtype, n, norm = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    problem = problem_of("fft", view, dtype, n, kind=kind, complex=dtype.kind == "c")
-    y = call.run(problem, call.native(view.array), view.axis, n, kind, norm)
+    y = plan.run(call.native(view.array), view.axis, n, kind, norm)
     return call.give_back(view.restore(y))
 
 
@@ -211,14 +222,22 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
     >>> bool(np.allclose(dspk.hilbert(x), scipy.signal.hilbert(x)))
     True
     """
-    call, x = Call.start(runtime, x, "x", "hilbert")
-    axis = validation.signal_axis(x, axis)
-    if x.dtype.kind == "c":
-        raise ValueError(f"x must be real; got dtype {x.dtype}")
-    dtype = validation.compute_dtype(x)
-    n = x.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
-    validation.output_fits("hilbert", x, complex_dtype(dtype),
-                           validation.with_length(x.shape, axis, n))
+    plan_key = plans.key("hilbert", x, N, axis, runtime)
+    plan = plans.find(plan_key)
+    if plan is None:
+        call, taken = Call.start(runtime, x, "x", "hilbert")
+        axis = validation.signal_axis(taken, axis)
+        if taken.dtype.kind == "c":
+            raise ValueError(f"x must be real; got dtype {taken.dtype}")
+        dtype = validation.compute_dtype(taken)
+        n = taken.shape[axis] if N is None else validation.integer(N, "N", minimum=1)
+        validation.output_fits("hilbert", taken, complex_dtype(dtype),
+                               validation.with_length(taken.shape, axis, n))
+        cast = taken.astype(dtype, copy=False)  # the cast below is then no copy
+        problem = problem_of("hilbert", Signal2D.of(cast, axis), dtype, n)
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n)), taken is x)
+        x = cast
+    call = plan.call
+    axis, dtype, n = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    y = call.run(problem_of("hilbert", view, dtype, n), call.native(view.array), view.axis, n)
-    return call.give_back(view.restore(y))
+    return call.give_back(view.restore(plan.run(call.native(view.array), view.axis, n)))
