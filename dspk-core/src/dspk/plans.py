@@ -115,7 +115,8 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
         return None
     kinds = tuple(map(type, arguments))  # with the types: 1, 1.0 and True are equal keys
     if not _SCALARS.issuperset(kinds):
-        arguments = tuple(map(_by_value, arguments))
+        arguments = tuple([argument if kind in _SCALARS else _by_value(argument)
+                           for argument, kind in zip(arguments, kinds)])
         if _UNPLANNED in arguments:
             return None
     return (name, dtype, x.shape, x.strides, x.flags.aligned, registry(), runtime.selection(),
@@ -123,11 +124,9 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
 
 
 def _by_value(argument: Any) -> Any:
-    """An argument as it counts in a key: arrays and sequences of numbers by value,
-    other plain data as it is, anything else :data:`_UNPLANNED`."""
+    """An argument other than a scalar as it counts in a key: arrays and sequences of
+    numbers by value, anything else :data:`_UNPLANNED`."""
     kind = type(argument)
-    if kind in _SCALARS:
-        return argument
     if kind is not np.ndarray:
         if kind not in (list, tuple):
             return _UNPLANNED
@@ -137,7 +136,7 @@ def _by_value(argument: Any) -> Any:
             return _UNPLANNED
     if argument.dtype.kind not in "biuf":
         return _UNPLANNED
-    return argument.dtype.str, argument.shape, argument.tobytes()
+    return argument.dtype, argument.shape, argument.tobytes()
 
 
 #: What an argument that cannot count in a key becomes.
