@@ -32,6 +32,7 @@ from dspk.detection import detect_peaks, noise_levels
 from dspk.filtering import filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt
 from dspk.geometry import read_probe
 from dspk.multichannel import *  # noqa: F403
+from dspk.quantization import to_int16
 from dspk.recordings import *  # noqa: F403
 from dspk.resampling import *  # noqa: F403
 from dspk.spectral import *  # noqa: F403
@@ -47,5 +48,5 @@ __all__ = [
     *_streaming.__all__, *_recordings.__all__, *_bad_channels.__all__,
     *_destripe.__all__,
     "noise_levels", "detect_peaks",
-    "read_probe",
+    "read_probe", "to_int16",
 ]

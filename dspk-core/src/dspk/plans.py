@@ -108,7 +108,8 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
     call cannot have a plan: ``x`` is not a NumPy array in native byte order up
     to :data:`MAX_BYTES`, an argument is not plain data, or a variant is forced.
     """
-    if type(x) is not np.ndarray or tuner.forcing():
+    if type(x) is not np.ndarray or tuner.forcing():  # (flags.num below: alignment and
+        # write access, which kernels may be compiled for)
         return None
     dtype = x.dtype
     if x.nbytes > MAX_BYTES or not dtype.isnative:
@@ -119,7 +120,7 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
                            for argument, kind in zip(arguments, kinds)])
         if _UNPLANNED in arguments:
             return None
-    return (name, dtype, x.shape, x.strides, x.flags.aligned, registry(), runtime.selection(),
+    return (name, dtype, x.shape, x.strides, x.flags.num, registry(), runtime.selection(),
             tuner.generation(), _variables(), kinds, arguments)
 
 

@@ -59,6 +59,7 @@ from dspk.docstrings import shared
 from dspk.geometry import check_positions, read_probe
 from dspk.multichannel import whiten as whiten_signal
 from dspk.multichannel import whitening_matrix
+from dspk.quantization import int16_into
 from dspk.streaming import (
     CommonReferenceStream,
     DetectPeaksStream,
@@ -98,10 +99,7 @@ RAW_DTYPES = ("int16", "uint16", "int32", "float32", "float64")
 #: Output dtypes.
 OUTPUT_DTYPES = ("int16", "float32")
 
-_INT16 = np.iinfo(np.int16)
 _sync_data = getattr(os, "fdatasync", os.fsync)  # no fdatasync on macOS
-#: Samples (every channel) converted to int16 at a time: a slice that stays in cache.
-_CONVERT_ELEMENTS = 1 << 18
 _NPY_HEADER_BYTES = 128
 #: File types other than regular files, by the test of their ``st_mode``.
 _FILE_KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symbolic link"),
@@ -572,10 +570,9 @@ class _Output:
 class _Converter:
     """float32 samples to the output dtype: int16 rounded and clipped, counting the clipped.
 
-    int16 is converted :data:`_CONVERT_ELEMENTS` at a time, so that scaling,
-    rounding, the range check and the cast each read a slice still in cache.
-    NaN and infinity are written as 0 to int16 and counted in ``nonfinite``,
-    apart from the clipped values.
+    int16 as :func:`dspk.quantization.int16_into` writes it (as
+    :func:`dspk.to_int16`); NaN and infinity are written as 0 and counted in
+    ``nonfinite``, apart from the clipped values.
     """
 
     def __init__(self, dtype: np.dtype, scale: float):
@@ -594,20 +591,9 @@ class _Converter:
         return out
 
     def _int16(self, x: np.ndarray, scale: float, out: np.ndarray) -> None:
-        if not x.size:
-            return
-        rows = max(1, _CONVERT_ELEMENTS // x.shape[1])
-        for start in range(0, len(x), rows):
-            rounded = np.multiply(x[start:start + rows], np.float32(scale), dtype=np.float32)
-            np.rint(rounded, out=rounded)
-            if not (rounded.min() >= _INT16.min and rounded.max() <= _INT16.max):
-                finite = np.isfinite(rounded)
-                self.nonfinite += rounded.size - int(np.count_nonzero(finite))
-                rounded[~finite] = 0
-                self.clipped += int(np.count_nonzero((rounded < _INT16.min)
-                                                     | (rounded > _INT16.max)))
-                np.clip(rounded, _INT16.min, _INT16.max, out=rounded)
-            out[start:start + rows] = rounded
+        clipped, nonfinite = int16_into(x, scale, out)
+        self.clipped += clipped
+        self.nonfinite += nonfinite
 
 
 class _NonfiniteInput:
