@@ -96,7 +96,8 @@ def to_int16(y, scale=1.0, *, nonfinite="raise"):
             np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a finite number > 0; got {scale!r}")
     if nonfinite not in _NONFINITE:
-        raise ValueError(f"nonfinite={nonfinite!r} is not one of {', '.join(map(repr, _NONFINITE))}")
+        raise ValueError(f"nonfinite={nonfinite!r} is not one of "
+                         f"{', '.join(map(repr, _NONFINITE))}")
     origin = owner(y)
     host = origin.to_numpy(y) if origin is not None else to_numpy(y)
     if host.dtype.kind not in "biuf":
