@@ -13,11 +13,13 @@ from dspk.runtime import resolve
 __all__ = ["asarray", "to_numpy"]
 
 
-def owner(x: Any) -> Backend | None:
-    """The runtime whose native array type ``x`` is, if any (NumPy excluded).
+def owner(x: Any) -> Backend | HostLibrary | None:
+    """Where ``x``'s array type comes from, if not NumPy: a runtime, or a host library.
 
     Host data (NumPy, lists, scalars) opens no runtime; another library's
-    array asks the runtimes already opened, then opens the others in turn.
+    array asks the runtimes already opened, then opens the others in turn. An
+    array in host memory that no runtime takes but that speaks DLPack (a torch
+    CPU tensor, a JAX array on the CPU) belongs to its :class:`HostLibrary`.
 
     Examples
     --------
@@ -31,7 +33,62 @@ def owner(x: Any) -> Backend | None:
     for backend in opened + [reg.probe(name).backend for name in reg.names()]:
         if backend is not None and backend.is_native(x):
             return backend
-    return None
+    return HostLibrary.of(x)
+
+
+class HostLibrary:
+    """Arrays of a library other than NumPy in host memory: torch CPU tensors, JAX
+    arrays on the CPU, any array-API array that speaks DLPack.
+
+    An operation reads them as NumPy arrays over the same memory and gives its
+    results back as the library's arrays, over the result's memory where the
+    library allows (torch) and as a copy where it keeps its own (JAX).
+
+    Parameters
+    ----------
+    namespace : module
+        The library's array-API namespace (from ``array_api_compat``).
+    """
+
+    #: DLPack's device type of host memory.
+    _CPU = 1
+
+    def __init__(self, namespace: Any):
+        self.namespace = namespace
+
+    @classmethod
+    def of(cls, x: Any) -> HostLibrary | None:
+        """The library of ``x``, if it is an array in host memory that speaks DLPack."""
+        device = getattr(x, "__dlpack_device__", None)
+        if device is None or not hasattr(x, "__dlpack__"):
+            return None
+        try:
+            on_host = device()[0] == cls._CPU
+        except Exception:  # a producer that cannot say: not one of these
+            return None
+        if not on_host:
+            return None
+        import array_api_compat
+
+        try:
+            return cls(array_api_compat.array_namespace(x))
+        except TypeError:  # an array type without an array-API namespace
+            return None
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """``x`` as a NumPy array over the same memory (a copy where the library
+        does not lend it, as for a tensor that requires grad: its error says so)."""
+        try:
+            return np.from_dlpack(x)
+        except (BufferError, TypeError, RuntimeError):
+            return np.asarray(x)
+
+    def asarray(self, host: np.ndarray) -> Any:
+        """A NumPy result as the library's array."""
+        try:
+            return self.namespace.from_dlpack(host)
+        except (BufferError, TypeError, RuntimeError, AttributeError):
+            return self.namespace.asarray(host)
 
 
 def to_numpy(x: Any) -> np.ndarray:

@@ -202,10 +202,7 @@ def highpass_spatial_filter(x, fs, *, positions=None, n_channel_pad=60, n_channe
                            axes=1, runtime=runtime)
         zeros = ~traces.any(axis=1)
     filtered = setup.apply(traces, gain, zeros, "F" if axis == 0 else "C", runtime)
-    y = filtered if axis == 1 else filtered.T
-    if call.native_in and not call.backend.is_native(y):
-        return call.backend.asarray(np.ascontiguousarray(y))
-    return y if call.origin is None else call.origin.asarray(y)
+    return call.give_back_from(filtered if axis == 1 else filtered.T)
 
 
 class Destriping:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from dspk import pieces
-from dspk.arrays import owner, to_numpy
+from dspk.arrays import HostLibrary, owner, to_numpy
 from dspk.operations import KERNELS_OF
 from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
@@ -35,14 +35,15 @@ class Call:
     native_in : bool
         Whether the caller passed the runtime's native arrays (then results
         stay native).
-    origin : dspk.plugin.Backend or None
-        The runtime whose native arrays the caller passed, when it is another
-        one; results go back there. None means NumPy.
+    origin : dspk.plugin.Backend or dspk.arrays.HostLibrary or None
+        Where the caller's arrays come from when the runtime does not take
+        them as they are: another runtime, or a host library (torch, JAX);
+        results go back there. None means NumPy.
     """
 
     backend: Backend
     native_in: bool
-    origin: Backend | None = None
+    origin: Backend | HostLibrary | None = None
 
     @classmethod
     def start(cls, runtime: str | None, x: Any, name: str,
@@ -100,6 +101,15 @@ class Call:
             return array
         host = self.backend.to_numpy(array)
         return host if self.origin is None else self.origin.asarray(host)
+
+    def give_back_from(self, result: Any) -> Any:
+        """A result of other public functions called on the taken ``x`` (the
+        caller's kind already, unless the caller's arrays came from elsewhere:
+        then as those)."""
+        if self.native_in and not self.backend.is_native(result):
+            return self.backend.asarray(np.ascontiguousarray(result))
+        return result if self.origin is None else self.origin.asarray(self.backend.to_numpy(
+            result) if self.backend.is_native(result) else result)
 
     def run(self, problem: Problem, *args: Any) -> Any:
         """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``.

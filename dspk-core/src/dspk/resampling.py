@@ -170,7 +170,7 @@ def antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.n
     A window named by a string or tuple gives a design kept for the last
     :data:`_DESIGNS_KEPT` ones (``firwin`` costs about 40 us a call).
     """
-    if isinstance(window, (list, np.ndarray)) or call.backend.is_native(window):
+    if isinstance(window, list) or hasattr(window, "shape"):  # an array of any library
         taps = _taps(call, window, "window")
         return taps.astype(np.float64), (taps.size - 1) // 2
     rate = max(up, down)
@@ -472,7 +472,8 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     if kind == "fir":
         b = coefficients[0]
         if zero_phase:
-            return resample_poly(x, 1, q, axis=axis, window=b, runtime=runtime)
+            return call.give_back_from(resample_poly(x, 1, q, axis=axis, window=b,
+                                                     runtime=runtime))
         n_out = -(-x.shape[axis] // q)
         validation.output_fits("decimate", x, dtype, validation.with_length(x.shape, axis, n_out))
         view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -484,4 +485,4 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
         run = filtering.filtfilt if zero_phase else filtering.lfilter
     y = run(*coefficients, x, axis=axis, runtime=runtime)
     every_q = tuple(slice(None, None, q) if i == axis else slice(None) for i in range(y.ndim))
-    return y[every_q].copy(order="K")
+    return call.give_back_from(y[every_q].copy(order="K"))

@@ -1,0 +1,65 @@
+"""Tensors in, tensors out: torch CPU tensors and JAX arrays through every operation.
+
+An array of a host library that speaks DLPack is read over its own memory and
+the result comes back as the library's array, equal to the NumPy call's.
+torch and JAX are not in the test extra (each is hundreds of MB): these tests
+skip without them, and CI installs both before its exhaustive run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dspk
+from conftest import TOLERANCE, rel_l2
+from dspk.plugin import waiting_for_kernels
+from test_input_faults import CALLS
+
+
+def _torch():
+    torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it)")
+    return torch.from_numpy, torch.Tensor, lambda t: t.numpy()
+
+
+def _jax():
+    jnp = pytest.importorskip("jax.numpy", reason="JAX is not installed (CI installs it)")
+    import jax
+
+    return jnp.asarray, jax.Array, np.asarray
+
+
+LIBRARIES = {"torch": _torch, "jax": _jax}
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(set(CALLS) - {"stream"}))
+def test_every_operation_gives_the_library_its_own_arrays(library, dtype, name, rng):
+    to_library, array_type, back = LIBRARIES[library]()
+    if library == "jax" and dtype == np.float64:
+        pytest.importorskip("jax").config.update("jax_enable_x64", True)
+    call, _ = CALLS[name]
+    x = rng.standard_normal((3, 600)).astype(dtype)
+    with waiting_for_kernels():
+        expected = call(x, lambda a: a)
+        y = call(to_library(x), to_library)
+    assert isinstance(y, array_type), f"{name} gave {type(y).__name__}"
+    got = back(y)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert rel_l2(got, expected) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_complex_results_keep_the_precision(library, rng):
+    to_library, array_type, back = LIBRARIES[library]()
+    x = rng.standard_normal((4, 300)).astype(np.float32)
+    y = dspk.hilbert(to_library(x))
+    assert isinstance(y, array_type) and back(y).dtype == np.complex64
+
+
+def test_a_tensor_that_requires_grad_is_refused_with_torch_own_advice():
+    torch = pytest.importorskip("torch", reason="torch is not installed (CI installs it)")
+    x = torch.randn(2, 100, requires_grad=True)
+    with pytest.raises(RuntimeError, match="detach"):
+        dspk.sosfilt([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]], x)
