@@ -200,6 +200,16 @@ class Operation:
         position costs a microsecond less than one by keyword), else a function
         that calls it by keyword.
 
+        Parameters
+        ----------
+        variant : dspk.plugin.Variant
+            A kernel of this operation.
+
+        Returns
+        -------
+        callable
+            ``f(*args)``, the arguments in the order of :attr:`inputs`.
+
         Examples
         --------
         >>> from dspk.operations import OPERATIONS
