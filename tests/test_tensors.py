@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_input_faults import CALLS
 
 import dspk
 from conftest import TOLERANCE, rel_l2
 from dspk.plugin import waiting_for_kernels
-from test_input_faults import CALLS
 
 
 def _torch():
