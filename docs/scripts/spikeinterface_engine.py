@@ -1,0 +1,46 @@
+"""SpikeInterface's band-pass and common median reference, saved from an int16
+recording with n_jobs=2 (or --n-jobs): SpikeInterface's own steps against dspk.spikeinterface's,
+in one run.
+
+    python docs/scripts/spikeinterface_engine.py [--seconds 10] [--channels 384] [--n-jobs 2]
+"""
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import spikeinterface.core as si
+import spikeinterface.preprocessing as spre
+
+from dspk import spikeinterface as dspk_si
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--channels", type=int, default=384)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    args = parser.parse_args()
+    fs = 30000.0
+    rng = np.random.default_rng(0)
+    traces = (rng.standard_normal((int(args.seconds * fs), args.channels)) * 30).astype(np.int16)
+    recording = si.NumpyRecording(traces, sampling_frequency=fs)
+    times = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, steps in (("spikeinterface", spre), ("dspk.spikeinterface", dspk_si)):
+            chain = steps.common_reference(steps.bandpass_filter(recording, freq_min=300.0,
+                                                                 freq_max=6000.0))
+            start = time.perf_counter()
+            chain.save(folder=Path(folder) / name, n_jobs=args.n_jobs, chunk_duration="1s",
+                       progress_bar=False)
+            times[name] = time.perf_counter() - start
+    for name, seconds in times.items():
+        print(f"{name:20s} {seconds:6.2f} s  ({args.seconds / seconds:5.2f}x real time)")
+    ratio = times["spikeinterface"] / times["dspk.spikeinterface"]
+    print(f"dspk engine / spikeinterface: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

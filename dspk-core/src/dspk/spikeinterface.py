@@ -1,0 +1,153 @@
+"""SpikeInterface preprocessing steps computed by dspk.
+
+Each function takes and returns what SpikeInterface's step of the same name
+does: a lazy recording whose traces are computed chunk by chunk as a sorter,
+``save()`` (with ``n_jobs`` and any chunking) or ``get_traces`` asks for them.
+The recordings are SpikeInterface's own classes with their computing part run
+by dspk (on the runtime :mod:`dspk.runtime` chooses), so they keep
+SpikeInterface's parameters, margins, dtypes and provenance (``to_dict``,
+``save``, pickling into worker processes) as they are.
+
+Needs SpikeInterface (``pip install dspk[spikeinterface]``).
+
+Where dspk computes differently, on purpose:
+
+- Second-order sections filter float32 recordings in float32 (SpikeInterface's
+  scipy filters compute in float64): traces agree within float32's tolerance.
+  Integer recordings are filtered in float32 too when their output is an
+  integer or float32, and rounded as in SpikeInterface (within one count of
+  it). Transfer functions (``filter_mode="ba"``) and float64 outputs compute in
+  float64.
+- ``common_reference`` runs dspk's kernel for the global reference over all
+  channels (no ``groups``, no ``ref_channel_ids``); the other forms run
+  SpikeInterface's own code.
+
+Examples
+--------
+>>> import numpy as np, spikeinterface.core as si
+>>> from dspk import spikeinterface as dspk_si
+>>> traces = np.random.default_rng(0).standard_normal((30000, 8)).astype("float32")
+>>> recording = si.NumpyRecording(traces, sampling_frequency=30000.0)
+>>> filtered = dspk_si.bandpass_filter(recording, freq_min=300.0, freq_max=6000.0)
+>>> filtered.get_traces(start_frame=1000, end_frame=2000).shape
+(1000, 8)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from spikeinterface.core.core_tools import define_function_from_class
+from spikeinterface.core.recording_tools import get_chunk_with_margin
+from spikeinterface.preprocessing.common_reference import (
+    CommonReferenceRecording as _SiCommonReferenceRecording,
+)
+from spikeinterface.preprocessing.common_reference import (
+    CommonReferenceRecordingSegment as _SiReferenceSegment,
+)
+from spikeinterface.preprocessing.filter import BandpassFilterRecording as _SiBandpass
+from spikeinterface.preprocessing.filter import FilterRecording as _SiFilterRecording
+from spikeinterface.preprocessing.filter import FilterRecordingSegment as _SiFilterSegment
+from spikeinterface.preprocessing.filter import HighpassFilterRecording as _SiHighpass
+
+from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
+from dspk.multichannel import common_reference as _common_reference
+
+__all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference"]
+
+
+def _compute_dtype(output: np.dtype, filter_mode: str) -> np.dtype:
+    """float32 for second-order sections and an output other than float64; else float64
+    (a transfer function of a band-pass loses float32's digits in its coefficients)."""
+    if filter_mode == "sos" and np.dtype(output) != np.float64:
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def _as_output(traces: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Computed traces in the recording's dtype, rounded (half to even) for integers."""
+    if np.issubdtype(dtype, np.integer):
+        traces = np.rint(traces)
+    return traces.astype(dtype, copy=False)
+
+
+class _FilterSegment(_SiFilterSegment):
+    """A filter segment whose chunks dspk filters (the parent keeps everything else)."""
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        traces, left, right = get_chunk_with_margin(
+            self.parent_recording_segment, start_frame, end_frame, channel_indices,
+            self.margin, add_reflect_padding=self.add_reflect_padding)
+        dtype = _compute_dtype(self.dtype, self.filter_mode)
+        coefficients = (self.coeff,) if self.filter_mode == "sos" else tuple(self.coeff)
+        if self.direction == "forward-backward":
+            run = sosfiltfilt if self.filter_mode == "sos" else filtfilt
+            filtered = run(*coefficients, traces, axis=0, dtype=dtype)
+        else:
+            run = sosfilt if self.filter_mode == "sos" else lfilter
+            backward = self.direction == "backward"
+            chunk = traces[::-1] if backward else traces
+            filtered = run(*coefficients, chunk, axis=0, dtype=dtype)
+            filtered = filtered[::-1] if backward else filtered
+        return _as_output(filtered[left:len(filtered) - right], self.dtype)
+
+
+def _run_segments_with(recording: Any, segment_class: type) -> None:
+    """Make ``recording``'s segments (built by its SpikeInterface parent) run
+    ``segment_class``'s ``get_traces``: a subclass that adds no state."""
+    for segment in recording.segments:
+        segment.__class__ = segment_class
+
+
+class FilterRecording(_SiFilterRecording):
+    """SpikeInterface's ``FilterRecording``, filtered by dspk."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        _run_segments_with(self, _FilterSegment)
+
+
+class BandpassFilterRecording(_SiBandpass):
+    """SpikeInterface's ``BandpassFilterRecording``, filtered by dspk."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        _run_segments_with(self, _FilterSegment)
+
+
+class HighpassFilterRecording(_SiHighpass):
+    """SpikeInterface's ``HighpassFilterRecording``, filtered by dspk."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        _run_segments_with(self, _FilterSegment)
+
+
+class _ReferenceSegment(_SiReferenceSegment):
+    """A common-reference segment whose global reference over all channels dspk computes."""
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        if (self.reference != "global" or self.group_indices is not None
+                or self.ref_channel_indices is not None):
+            return super().get_traces(start_frame, end_frame, channel_indices)
+        traces = self.parent_recording_segment.get_traces(start_frame, end_frame, slice(None))
+        referenced = _common_reference(traces, operator=self.operator, axis=0)
+        return _as_output(referenced[:, channel_indices], self.dtype)
+
+
+class CommonReferenceRecording(_SiCommonReferenceRecording):
+    """SpikeInterface's ``CommonReferenceRecording``, its global reference computed by dspk."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        _run_segments_with(self, _ReferenceSegment)
+
+
+filter = define_function_from_class(source_class=FilterRecording, name="filter")  # noqa: A001
+bandpass_filter = define_function_from_class(source_class=BandpassFilterRecording,
+                                             name="bandpass_filter")
+highpass_filter = define_function_from_class(source_class=HighpassFilterRecording,
+                                             name="highpass_filter")
+common_reference = define_function_from_class(source_class=CommonReferenceRecording,
+                                              name="common_reference")

@@ -1,0 +1,87 @@
+"""dspk.spikeinterface: SpikeInterface's preprocessing steps, computed by dspk, give
+SpikeInterface's traces (within float32's tolerance) and stay SpikeInterface recordings."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+si = pytest.importorskip("spikeinterface.core")
+spre = pytest.importorskip("spikeinterface.preprocessing")
+dspk_si = pytest.importorskip("dspk.spikeinterface")
+
+FS = 30000.0
+
+
+def recording(dtype, channels=12, samples=45000, seed=3):
+    rng = np.random.default_rng(seed)
+    traces = rng.standard_normal((samples, channels)) * 40 + rng.standard_normal((samples, 1)) * 20
+    return si.NumpyRecording(traces.astype(dtype), sampling_frequency=FS)
+
+
+def assert_traces_like(got, want, dtype):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if np.dtype(dtype).kind == "i":  # rounded from float32 against float64: one count
+        assert np.abs(got.astype(np.int64) - want).max() <= 1
+    else:
+        assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()
+
+
+FILTERS = {
+    "bandpass": lambda m, r, **k: m.bandpass_filter(r, freq_min=300.0, freq_max=6000.0, **k),
+    "highpass": lambda m, r, **k: m.highpass_filter(r, freq_min=400.0, **k),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+@pytest.mark.parametrize("name", FILTERS)
+@pytest.mark.parametrize("filter_mode", ["sos", "ba"])
+@pytest.mark.parametrize("direction", ["forward-backward", "forward", "backward"])
+def test_filters_give_spikeinterface_traces(dtype, name, filter_mode, direction):
+    rec = recording(dtype)
+    options = dict(filter_mode=filter_mode, direction=direction, filter_order=3)
+    ours, theirs = (FILTERS[name](m, rec, **options) for m in (dspk_si, spre))
+    assert isinstance(ours, type(theirs))
+    for start, end in ((0, 45000), (7000, 9001), (44000, 45000)):
+        assert_traces_like(ours.get_traces(start_frame=start, end_frame=end),
+                           theirs.get_traces(start_frame=start, end_frame=end), dtype)
+    ids = rec.channel_ids[[5, 1, 9]]
+    assert_traces_like(ours.get_traces(start_frame=100, end_frame=3000, channel_ids=ids),
+                       theirs.get_traces(start_frame=100, end_frame=3000, channel_ids=ids), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
+@pytest.mark.parametrize("operator", ["median", "average"])
+@pytest.mark.parametrize("reference", ["global", "single"])
+def test_common_reference_gives_spikeinterface_traces(dtype, operator, reference):
+    rec = recording(dtype)
+    options = dict(reference=reference, operator=operator)
+    if reference == "single":
+        options["ref_channel_ids"] = rec.channel_ids[[2]]
+    ours, theirs = (m.common_reference(rec, **options) for m in (dspk_si, spre))
+    ids = rec.channel_ids[[0, 7, 3]]
+    for kwargs in (dict(), dict(start_frame=500, end_frame=2500, channel_ids=ids)):
+        got, want = ours.get_traces(**kwargs), theirs.get_traces(**kwargs)
+        assert got.dtype == want.dtype
+        # the same arithmetic in the same dtype: a median is exact, a mean to rounding
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-3 if dtype == "float32" else 1e-9)
+
+
+@pytest.mark.filterwarnings("ignore:The extractor is not serializable")  # an in-memory recording
+def test_a_chain_saves_in_parallel_chunks_and_reloads_as_dspk(tmp_path):
+    rec = recording("float32", samples=60000)
+    chain = dspk_si.common_reference(dspk_si.bandpass_filter(rec, freq_min=300.0,
+                                                             freq_max=6000.0))
+    saved = chain.save(folder=tmp_path / "saved", n_jobs=2, chunk_duration="0.3s",
+                       progress_bar=False)
+    # chunks filtered with SpikeInterface's margins (10 ms at 300 Hz) against one pass
+    whole = chain.get_traces()
+    assert np.abs(saved.get_traces() - whole).max() <= 1e-3 * np.abs(whole).max()
+    reloaded = si.load(chain.to_dict()) if hasattr(si, "load") else si.load_extractor(
+        chain.to_dict())
+    assert type(reloaded) is type(chain)
+    assert type(pickle.loads(pickle.dumps(chain))) is type(chain)
+    np.testing.assert_array_equal(reloaded.get_traces(end_frame=5000),
+                                  chain.get_traces(end_frame=5000))
