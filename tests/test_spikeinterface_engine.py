@@ -69,6 +69,21 @@ def test_common_reference_gives_spikeinterface_traces(dtype, operator, reference
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-3 if dtype == "float32" else 1e-9)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
+def test_phase_shift_gives_spikeinterface_traces(dtype):
+    rec = recording(dtype)
+    shifts = np.random.default_rng(5).uniform(0, 1, rec.get_num_channels())
+    ours, theirs = (m.phase_shift(rec, inter_sample_shift=shifts) for m in (dspk_si, spre))
+    ids = rec.channel_ids[[4, 0, 11]]
+    for kwargs in (dict(), dict(start_frame=2000, end_frame=9000, channel_ids=ids),
+                   dict(start_frame=44000, end_frame=45000)):
+        got, want = ours.get_traces(**kwargs), theirs.get_traces(**kwargs)
+        if dtype == "float64":
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-9 * np.abs(want).max())
+        else:
+            assert_traces_like(got, want, dtype)
+
+
 @pytest.mark.filterwarnings("ignore:The extractor is not serializable")  # an in-memory recording
 def test_a_chain_saves_in_parallel_chunks_and_reloads_as_dspk(tmp_path):
     rec = recording("float32", samples=60000)

@@ -1,6 +1,6 @@
-"""SpikeInterface's band-pass and common median reference, saved from an int16
-recording with n_jobs=2 (or --n-jobs): SpikeInterface's own steps against dspk.spikeinterface's,
-in one run.
+"""SpikeInterface's phase shift, band-pass and common median reference, saved from an
+int16 recording with n_jobs=2 (or --n-jobs): SpikeInterface's own steps against
+dspk.spikeinterface's, in one run.
 
     python docs/scripts/spikeinterface_engine.py [--seconds 10] [--channels 384] [--n-jobs 2]
 """
@@ -27,11 +27,12 @@ def main() -> None:
     rng = np.random.default_rng(0)
     traces = (rng.standard_normal((int(args.seconds * fs), args.channels)) * 30).astype(np.int16)
     recording = si.NumpyRecording(traces, sampling_frequency=fs)
+    recording.set_property("inter_sample_shift", np.tile(np.arange(12) / 13, 32)[:args.channels])
     times = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, steps in (("spikeinterface", spre), ("dspk.spikeinterface", dspk_si)):
-            chain = steps.common_reference(steps.bandpass_filter(recording, freq_min=300.0,
-                                                                 freq_max=6000.0))
+            chain = steps.common_reference(steps.bandpass_filter(
+                steps.phase_shift(recording), freq_min=300.0, freq_max=6000.0))
             start = time.perf_counter()
             chain.save(folder=Path(folder) / name, n_jobs=args.n_jobs, chunk_duration="1s",
                        progress_bar=False)

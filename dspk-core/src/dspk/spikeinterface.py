@@ -18,6 +18,8 @@ Where dspk computes differently, on purpose:
   integer or float32, and rounded as in SpikeInterface (within one count of
   it). Transfer functions (``filter_mode="ba"``) and float64 outputs compute in
   float64.
+- ``phase_shift`` shifts chunks in float32 when the output is not float64
+  (SpikeInterface: float64), within float32's tolerance or one count.
 - ``common_reference`` runs dspk's kernel for the global reference over all
   channels (no ``groups``, no ``ref_channel_ids``); the other forms run
   SpikeInterface's own code.
@@ -50,11 +52,16 @@ from spikeinterface.preprocessing.filter import BandpassFilterRecording as _SiBa
 from spikeinterface.preprocessing.filter import FilterRecording as _SiFilterRecording
 from spikeinterface.preprocessing.filter import FilterRecordingSegment as _SiFilterSegment
 from spikeinterface.preprocessing.filter import HighpassFilterRecording as _SiHighpass
+from spikeinterface.preprocessing.phase_shift import PhaseShiftRecording as _SiPhaseShift
+from spikeinterface.preprocessing.phase_shift import (
+    PhaseShiftRecordingSegment as _SiPhaseShiftSegment,
+)
 
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
 from dspk.multichannel import common_reference as _common_reference
+from dspk.multichannel import phase_shift as _phase_shift
 
-__all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference"]
+__all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference", "phase_shift"]
 
 
 def _compute_dtype(output: np.dtype, filter_mode: str) -> np.dtype:
@@ -144,6 +151,29 @@ class CommonReferenceRecording(_SiCommonReferenceRecording):
         _run_segments_with(self, _ReferenceSegment)
 
 
+class _PhaseShiftSegment(_SiPhaseShiftSegment):
+    """A phase-shift segment whose chunks (with SpikeInterface's tapered margins) dspk shifts."""
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        if channel_indices is None:
+            channel_indices = slice(None)
+        dtype = np.dtype(np.float64) if self.tmp_dtype is None else _compute_dtype(
+            self.dtype, "sos")
+        chunk, left, right = get_chunk_with_margin(
+            self.parent_recording_segment, start_frame, end_frame, channel_indices,
+            self.margin, dtype=dtype, add_zeros=True, window_on_margin=True)
+        shifted = _phase_shift(chunk, self.sample_shifts[channel_indices], margin=0, axis=0)
+        return _as_output(shifted[left:len(shifted) - right], self.dtype)
+
+
+class PhaseShiftRecording(_SiPhaseShift):
+    """SpikeInterface's ``PhaseShiftRecording``, shifted by dspk."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        _run_segments_with(self, _PhaseShiftSegment)
+
+
 filter = define_function_from_class(source_class=FilterRecording, name="filter")  # noqa: A001
 bandpass_filter = define_function_from_class(source_class=BandpassFilterRecording,
                                              name="bandpass_filter")
@@ -151,3 +181,4 @@ highpass_filter = define_function_from_class(source_class=HighpassFilterRecordin
                                              name="highpass_filter")
 common_reference = define_function_from_class(source_class=CommonReferenceRecording,
                                               name="common_reference")
+phase_shift = define_function_from_class(source_class=PhaseShiftRecording, name="phase_shift")
