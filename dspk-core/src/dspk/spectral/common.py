@@ -36,12 +36,16 @@ def like_input(call: Call, array: np.ndarray) -> Any:
 
     A device without float64 arrays (wgpu) gets these axes in float32.
     """
-    if not call.native_in:
+    if call.native_in:
+        target = call.native
+    elif call.origin is not None:  # another runtime's arrays, or a host library's
+        target = call.origin.asarray
+    else:
         return array
     try:
-        return call.native(array)
+        return target(array)
     except UnsupportedDtype:
-        return call.native(array.astype(np.float32))
+        return target(array.astype(np.float32))
 
 
 def problem_of(op: str, view: Signal2D, dtype: np.dtype, samples: int | None = None,

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from dspk import validation
-from dspk.arrays import to_numpy
+from dspk.arrays import owner, to_numpy
 from dspk.runtime import validate_name
 
 __all__ = ["Stream", "StreamChain"]
@@ -63,6 +63,7 @@ class Stream:
         self._like: np.ndarray | None = None
         self._received = 0
         self._finished = False
+        self._origin = None  # where the last chunk's kind of array comes from (None: NumPy)
 
     def push(self, chunk) -> np.ndarray:
         """Process the next chunk; return the output ready so far (maybe no samples).
@@ -75,26 +76,37 @@ class Stream:
 
         Returns
         -------
-        ndarray
-            The next samples of the output, time along ``axis``.
+        array
+            The next samples of the output, time along ``axis``, as the kind of
+            array ``chunk`` is (the stream computes on the host: a device
+            chunk's output goes back to the device).
         """
         if self._finished:
             raise ValueError("push() after finish(): the stream has ended")
+        self._origin = owner(chunk)
         chunk = self._accept(chunk)
         if self._length(chunk) == 0:
-            return self._empty()
+            return self._give_back(self._empty())
         y = self._push(chunk)
         self._received += self._length(chunk)
-        return y
+        return self._give_back(y)
 
     def finish(self) -> np.ndarray:
-        """End the stream: return the output not given yet."""
+        """End the stream: return the output not given yet, as the last chunk's kind."""
         if self._finished:
             raise ValueError("finish() was called already: the stream has ended")
         if self._received == 0:
             raise ValueError("the stream received no samples; there is nothing to finish")
         self._finished = True
-        return self._finish()
+        return self._give_back(self._finish())
+
+    def _give_back(self, y: Any) -> Any:
+        """An output (an array, or a tuple of them) as the kind of the last chunk."""
+        if self._origin is None:
+            return y
+        if isinstance(y, tuple):
+            return tuple(self._give_back(part) for part in y)
+        return self._origin.asarray(np.ascontiguousarray(y)) if isinstance(y, np.ndarray) else y
 
     # --- for subclasses --------------------------------------------------------------
 
