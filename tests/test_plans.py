@@ -118,6 +118,8 @@ def test_large_signals_and_other_array_kinds_have_no_plan():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.filterwarnings("ignore:os.fork")  # JAX's, where another test imported it: the
+# child here only writes to a pipe and leaves
 def test_a_forked_child_starts_without_plans(x):
     dspk.sosfilt(SOS, x, runtime="cpu")
     assert plans._plans

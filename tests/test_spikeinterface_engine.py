@@ -89,8 +89,10 @@ def test_a_chain_saves_in_parallel_chunks_and_reloads_as_dspk(tmp_path):
     rec = recording("float32", samples=60000)
     chain = dspk_si.common_reference(dspk_si.bandpass_filter(rec, freq_min=300.0,
                                                              freq_max=6000.0))
+    # spawned workers: a forked one could deadlock on a thread of a library another
+    # test of this worker imported (JAX warns so)
     saved = chain.save(folder=tmp_path / "saved", n_jobs=2, chunk_duration="0.3s",
-                       progress_bar=False)
+                       progress_bar=False, mp_context="spawn")
     # chunks filtered with SpikeInterface's margins (10 ms at 300 Hz) against one pass
     whole = chain.get_traces()
     assert np.abs(saved.get_traces() - whole).max() <= 1e-3 * np.abs(whole).max()
