@@ -37,8 +37,6 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from spikeinterface.core.core_tools import define_function_from_class
 from spikeinterface.core.recording_tools import get_chunk_with_margin
@@ -64,12 +62,9 @@ from dspk.multichannel import phase_shift as _phase_shift
 __all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference", "phase_shift"]
 
 
-def _compute_dtype(output: np.dtype, filter_mode: str) -> np.dtype:
-    """float32 for second-order sections and an output other than float64; else float64
-    (a transfer function of a band-pass loses float32's digits in its coefficients)."""
-    if filter_mode == "sos" and np.dtype(output) != np.float64:
-        return np.dtype(np.float32)
-    return np.dtype(np.float64)
+def _compute_dtype(output: np.dtype, single: bool = True) -> np.dtype:
+    """float32 where ``single`` allows it and the output is not float64; else float64."""
+    return np.dtype(np.float32 if single and np.dtype(output) != np.float64 else np.float64)
 
 
 def _as_output(traces: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -86,7 +81,8 @@ class _FilterSegment(_SiFilterSegment):
         traces, left, right = get_chunk_with_margin(
             self.parent_recording_segment, start_frame, end_frame, channel_indices,
             self.margin, add_reflect_padding=self.add_reflect_padding)
-        dtype = _compute_dtype(self.dtype, self.filter_mode)
+        # a transfer function of a band-pass loses float32's digits in its coefficients
+        dtype = _compute_dtype(self.dtype, single=self.filter_mode == "sos")
         coefficients = (self.coeff,) if self.filter_mode == "sos" else tuple(self.coeff)
         if self.direction == "forward-backward":
             run = sosfiltfilt if self.filter_mode == "sos" else filtfilt
@@ -100,35 +96,35 @@ class _FilterSegment(_SiFilterSegment):
         return _as_output(filtered[left:len(filtered) - right], self.dtype)
 
 
-def _run_segments_with(recording: Any, segment_class: type) -> None:
-    """Make ``recording``'s segments (built by its SpikeInterface parent) run
-    ``segment_class``'s ``get_traces``: a subclass that adds no state."""
-    for segment in recording.segments:
-        segment.__class__ = segment_class
+class _ComputedByDspk:
+    """Mixed into a SpikeInterface recording class before it: once its ``__init__``
+    has built the segments, they run :attr:`segment_class`'s ``get_traces`` (a
+    subclass of theirs that adds no state)."""
+
+    segment_class: type
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        for segment in self.segments:
+            segment.__class__ = self.segment_class
 
 
-class FilterRecording(_SiFilterRecording):
+class FilterRecording(_ComputedByDspk, _SiFilterRecording):
     """SpikeInterface's ``FilterRecording``, filtered by dspk."""
 
-    def __init__(self, recording, *args, **kwargs):
-        super().__init__(recording, *args, **kwargs)
-        _run_segments_with(self, _FilterSegment)
+    segment_class = _FilterSegment
 
 
-class BandpassFilterRecording(_SiBandpass):
+class BandpassFilterRecording(_ComputedByDspk, _SiBandpass):
     """SpikeInterface's ``BandpassFilterRecording``, filtered by dspk."""
 
-    def __init__(self, recording, *args, **kwargs):
-        super().__init__(recording, *args, **kwargs)
-        _run_segments_with(self, _FilterSegment)
+    segment_class = _FilterSegment
 
 
-class HighpassFilterRecording(_SiHighpass):
+class HighpassFilterRecording(_ComputedByDspk, _SiHighpass):
     """SpikeInterface's ``HighpassFilterRecording``, filtered by dspk."""
 
-    def __init__(self, recording, *args, **kwargs):
-        super().__init__(recording, *args, **kwargs)
-        _run_segments_with(self, _FilterSegment)
+    segment_class = _FilterSegment
 
 
 class _ReferenceSegment(_SiReferenceSegment):
@@ -143,12 +139,10 @@ class _ReferenceSegment(_SiReferenceSegment):
         return _as_output(referenced[:, channel_indices], self.dtype)
 
 
-class CommonReferenceRecording(_SiCommonReferenceRecording):
+class CommonReferenceRecording(_ComputedByDspk, _SiCommonReferenceRecording):
     """SpikeInterface's ``CommonReferenceRecording``, its global reference computed by dspk."""
 
-    def __init__(self, recording, *args, **kwargs):
-        super().__init__(recording, *args, **kwargs)
-        _run_segments_with(self, _ReferenceSegment)
+    segment_class = _ReferenceSegment
 
 
 class _PhaseShiftSegment(_SiPhaseShiftSegment):
@@ -157,21 +151,18 @@ class _PhaseShiftSegment(_SiPhaseShiftSegment):
     def get_traces(self, start_frame, end_frame, channel_indices):
         if channel_indices is None:
             channel_indices = slice(None)
-        dtype = np.dtype(np.float64) if self.tmp_dtype is None else _compute_dtype(
-            self.dtype, "sos")
         chunk, left, right = get_chunk_with_margin(
             self.parent_recording_segment, start_frame, end_frame, channel_indices,
-            self.margin, dtype=dtype, add_zeros=True, window_on_margin=True)
+            self.margin, dtype=_compute_dtype(self.dtype), add_zeros=True,
+            window_on_margin=True)
         shifted = _phase_shift(chunk, self.sample_shifts[channel_indices], margin=0, axis=0)
         return _as_output(shifted[left:len(shifted) - right], self.dtype)
 
 
-class PhaseShiftRecording(_SiPhaseShift):
+class PhaseShiftRecording(_ComputedByDspk, _SiPhaseShift):
     """SpikeInterface's ``PhaseShiftRecording``, shifted by dspk."""
 
-    def __init__(self, recording, *args, **kwargs):
-        super().__init__(recording, *args, **kwargs)
-        _run_segments_with(self, _PhaseShiftSegment)
+    segment_class = _PhaseShiftSegment
 
 
 filter = define_function_from_class(source_class=FilterRecording, name="filter")  # noqa: A001
