@@ -35,6 +35,7 @@ FILTERS = {
 }
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
 @pytest.mark.parametrize("name", FILTERS)
 @pytest.mark.parametrize("filter_mode", ["sos", "ba"])
@@ -52,6 +53,7 @@ def test_filters_give_spikeinterface_traces(dtype, name, filter_mode, direction)
                        theirs.get_traces(start_frame=100, end_frame=3000, channel_ids=ids), dtype)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
 @pytest.mark.parametrize("operator", ["median", "average"])
 @pytest.mark.parametrize("reference", ["global", "single"])
