@@ -86,3 +86,43 @@ def test_a_stream_gives_the_library_its_own_arrays(library, rng):
     assert all(isinstance(part, array_type) for part in parts)
     y = np.concatenate([back(part) for part in parts], axis=-1)
     assert rel_l2(y, signal.sosfilt(sos, x)) <= TOLERANCE[np.float32]
+
+
+POSITIONS = np.c_[np.tile([0.0, 32.0], 6), np.repeat(np.arange(6) * 20.0, 2)]
+
+#: Operations beyond the input-faults catalogue, on a (12, 2048) signal: each gives back
+#: one array or a tuple whose array parts come back as the library's.
+MORE = {
+    "whiten": lambda x: dspk.whiten(x)[0],
+    "whiten-local": lambda x: dspk.whiten(x, mode="local", neighbours=4, positions=POSITIONS)[0],
+    "common_reference-local": lambda x: dspk.common_reference(
+        x, reference="local", positions=POSITIONS, radius=(0.0, 60.0), min_neighbours=1),
+    "interpolate_bad_channels": lambda x: dspk.interpolate_bad_channels(x, [3], POSITIONS),
+    "highpass_spatial_filter": lambda x: dspk.highpass_spatial_filter(
+        x, 30000.0, positions=POSITIONS, n_channel_pad=4),
+    "filtfilt": lambda x: dspk.filtfilt(*signal.butter(3, 0.2), x),
+    "fftconvolve": lambda x: dspk.fftconvolve(x, np.hanning(51)[None, :], axes=-1),
+    "correlate": lambda x: dspk.correlate(x, np.hanning(9)[None, :]),
+    "resample": lambda x: dspk.resample(x, 1000, axis=-1),
+    "fft-ifft": lambda x: dspk.ifft(dspk.fft(x)),
+    "irfft": lambda x: dspk.irfft(dspk.rfft(x)),
+    "periodogram": lambda x: dspk.periodogram(x, fs=1000.0)[1],
+    "spectrogram": lambda x: dspk.spectrogram(x, nperseg=128)[2],
+    "coherence": lambda x: dspk.coherence(
+        x, dspk.sosfilt(signal.butter(2, 0.3, output="sos"), x), nperseg=128)[1],
+    "istft": lambda x: dspk.istft(dspk.stft(x, nperseg=128)[2], nperseg=128)[1],
+}
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_operations_give_the_library_its_own_arrays(library, name, rng):
+    to_library, array_type, back = LIBRARIES[library]()
+    x = rng.standard_normal((12, 2048)).astype(np.float32)
+    with waiting_for_kernels():
+        expected = MORE[name](x)
+        y = MORE[name](to_library(x))
+    assert isinstance(y, array_type), f"{name} gave {type(y).__name__}"
+    got = back(y)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert rel_l2(got, expected) <= TOLERANCE[np.float32]
