@@ -449,6 +449,26 @@ def test_an_input_truncated_during_the_run_is_an_io_error(recording, tmp_path):
     assert leftovers(tmp_path) == []
 
 
+def test_an_input_truncated_between_the_size_check_and_the_mapping_is_an_io_error(
+        recording, monkeypatch):
+    """The race CI met: the file shrinks after the size check, and mmap refuses the window."""
+    path, _ = recording
+    opened = Recording.open(path, channels=6)
+    real_fstat, calls = os.fstat, []
+
+    def fstat_then_truncate(fd):
+        result = real_fstat(fd)
+        if not calls:  # the first check sees the whole file; then it shrinks
+            os.truncate(path, 36000)
+        calls.append(fd)
+        return result
+
+    monkeypatch.setattr(os, "fstat", fstat_then_truncate)
+    with pytest.raises(OSError, match="has 36000 bytes, 108012 when this run began"):
+        opened.read(0, 100)
+    assert len(calls) == 2
+
+
 def test_cli_input_truncated_during_the_run(tmp_path, rng):
     process = paused_run(tmp_path, rng)
     os.truncate(tmp_path / "long.bin", 480000)

@@ -281,13 +281,22 @@ class Recording:
             The result's dtype; the file's by default.
         """
         with open(self.path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size < self.offset + self.nbytes:
-                raise OSError(f"{self.path} has {size} bytes, {self.offset + self.nbytes} when "
-                              "this run began: it was truncated during the run")
-            mapped = np.memmap(f, self.dtype, "r", self.offset, (self.samples, self.channels),
-                               "F" if self.fortran_order else "C")
+            self._check_size(f)
+            try:
+                mapped = np.memmap(f, self.dtype, "r", self.offset,
+                                   (self.samples, self.channels),
+                                   "F" if self.fortran_order else "C")
+            except ValueError:  # mmap's "length is greater than file size": it shrank
+                self._check_size(f)  # since the check above, and this says so
+                raise
             return np.array(mapped[start:stop, channels], dtype or self.dtype, order="C")
+
+    def _check_size(self, f: Any) -> None:
+        """Raise OSError where the open file ``f`` is shorter than when the run began."""
+        size = os.fstat(f.fileno()).st_size
+        if size < self.offset + self.nbytes:
+            raise OSError(f"{self.path} has {size} bytes, {self.offset + self.nbytes} when "
+                          "this run began: it was truncated during the run")
 
     def mapped(self, channels: slice = slice(None)) -> np.ndarray:
         """The samples of ``channels`` as a read-only memory map (for reading a few stretches).
