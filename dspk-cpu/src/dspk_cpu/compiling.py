@@ -9,6 +9,11 @@ core runs the call with another variant (scipy's), and later calls take the kern
 once it is built. Outside :func:`~dspk.plugin.deferring` (a variant forced by name,
 ``dspk autotune``) the call waits for the build.
 
+A kernel marked with :func:`any_layout` is built once per dtype and dimension, for
+arrays of any memory layout (numba's layout ``"A"``), instead of once per layout met
+(C, Fortran, strided): it reads its arrays through their strides, as the IIR kernels'
+tile loads do, and the builds it saves are several seconds each.
+
 The builds share one daemon thread, so a process that exits does not wait for one.
 A child forked while a build ran cannot build (numba's compiler lock stayed with
 the parent's thread): its kernels that are not built answer ``KernelNotReady``, or
@@ -31,14 +36,16 @@ from concurrent.futures import Future, TimeoutError
 from typing import Any
 
 import numpy as np
+from numba.core import types
 
 from dspk.plugin import KernelNotReady, may_defer
 
 WAIT = 0.5
 """Seconds a deferrable call waits for a build it starts (enough for a cache load)."""
 
-_ready: set[tuple] = set()
+_ready: dict[tuple, Callable[..., Any]] = {}
 _builds: dict[tuple, Future] = {}
+_any_layout: set[Any] = set()
 _jobs: queue.SimpleQueue = queue.SimpleQueue()
 _lock = threading.Lock()
 _worker: threading.Thread | None = None
@@ -52,6 +59,22 @@ def _describe(argument: Any) -> Any:
     return type(argument)
 
 
+def any_layout(kernel: Any) -> Any:
+    """Mark the numba dispatcher ``kernel`` to be built for arrays of any layout; returns it.
+
+    Examples
+    --------
+    >>> import numba
+    >>> total = any_layout(numba.njit(lambda a: a.sum()))
+    >>> float(run(total, np.ones((2, 3)))) + float(run(total, np.ones((3, 2)).T))
+    12.0
+    >>> [str(signature[0]) for signature in total.signatures]
+    ['array(float64, 2d, A)']
+    """
+    _any_layout.add(kernel)
+    return kernel
+
+
 def run(kernel: Any, *args: Any) -> Any:
     """Call the numba dispatcher ``kernel`` on ``args``, building its specialisation first.
 
@@ -63,22 +86,26 @@ def run(kernel: Any, *args: Any) -> Any:
     6.0
     """
     key = (kernel, *map(_describe, args))
-    if key not in _ready:
-        _build(kernel, key, args)
-        _ready.add(key)
-    return kernel(*args)
+    compiled = _ready.get(key)
+    if compiled is None:
+        compiled = _ready[key] = _build(kernel, key, args)
+    return compiled(*args)
 
 
-def _build(kernel: Any, key: tuple, args: tuple) -> None:
-    """Build ``kernel``'s specialisation for ``args``, or raise KernelNotReady."""
+def _build(kernel: Any, key: tuple, args: tuple) -> Callable[..., Any]:
+    """Build ``kernel``'s specialisation for ``args`` and return it, or raise
+    KernelNotReady."""
     defer = may_defer()
     with _lock:
         future = _builds.get(key)
         fresh = future is None
         if fresh:
             signature = tuple(kernel.typeof_pyval(a) for a in args)
+            if kernel in _any_layout:
+                signature = tuple(t.copy(layout="A") if isinstance(t, types.Array) else t
+                                  for t in signature)
             if signature in kernel.overloads:
-                return
+                return _runner(kernel, signature)
             if _forked_mid_build:
                 if defer:
                     raise KernelNotReady("numba cannot compile in a process forked "
@@ -86,11 +113,24 @@ def _build(kernel: Any, key: tuple, args: tuple) -> None:
                 raise RuntimeError(f"dspk: numba kernel {kernel.__name__} is not compiled "
                                    "in this process, which was forked while numba "
                                    "compiled, so it cannot compile here")
-            future = _builds[key] = _submit(kernel.compile, signature)
+            future = _builds[key] = _submit(_compile, kernel, signature)
     try:
-        future.result(timeout=(WAIT if fresh else 0) if defer else None)
+        return future.result(timeout=(WAIT if fresh else 0) if defer else None)
     except TimeoutError:
         raise KernelNotReady(f"numba kernel {kernel.__name__} is compiling") from None
+
+
+def _compile(kernel: Any, signature: tuple) -> Callable[..., Any]:
+    """Build ``signature`` of ``kernel``; its :func:`_runner`."""
+    kernel.compile(signature)
+    return _runner(kernel, signature)
+
+
+def _runner(kernel: Any, signature: tuple) -> Callable[..., Any]:
+    """What runs ``kernel``'s built ``signature``: the dispatcher, which finds it among its
+    specialisations, or for :func:`any_layout` kernels the specialisation itself (the
+    dispatcher would build one for the arguments' own layout)."""
+    return kernel.overloads[signature].entry_point if kernel in _any_layout else kernel
 
 
 def wait_for_builds() -> None:

@@ -68,7 +68,7 @@ PADTYPES = {None: 0, "odd": 1, "even": 2, "constant": 3}
 """How the zero-phase kernels encode ``padtype``."""
 
 
-@njit(inline="always")
+@njit
 def _load(x, c0, t0, m, work, time_major):
     """``work[t, j] = x[c0 + j, t0 + t]`` for ``t < m``; lanes past the last channel are 0."""
     width = work.shape[1]
@@ -89,7 +89,7 @@ def _load(x, c0, t0, m, work, time_major):
             work[t, j] = 0
 
 
-@njit(inline="always")
+@njit
 def _store(work, y, c0, t0, m, time_major, stream):
     """``y[c0 + j, t0 + t] = work[t, j]`` for ``t < m`` and the block's channels.
 
@@ -121,7 +121,7 @@ def _store(work, y, c0, t0, m, time_major, stream):
             y[c0 + j, t0 + t] = work[t, j]
 
 
-@njit(inline="always")
+@njit
 def _extension(x, c0, i, j, left, padlen, padtype):
     """Sample ``i`` of the left or right extension of channel ``c0 + j`` (scipy's rules)."""
     n = x.shape[1]
@@ -134,7 +134,7 @@ def _extension(x, c0, i, j, left, padlen, padtype):
     return inner
 
 
-@njit(inline="always")
+@njit
 def _fill_extension(x, c0, padlen, padtype, left, edge, row0):
     """``edge[row0 + i, j]``: sample ``i`` of the block's left or right extension (0 past
     the last channel)."""
@@ -153,7 +153,7 @@ def _blocks(n_channels, width, threads):
     return n_blocks, min(n_blocks, threads)
 
 
-_blocks_jit = njit(inline="always")(_blocks)
+_blocks_jit = njit(_blocks)
 
 
 @functools.cache
@@ -317,9 +317,9 @@ def _kernels(kind, size, width):
     # both linked one kernel to the other's sweep (a 2-section filter run through 4,
     # NaN and a corrupted heap). The name says which sweep it is.
     sweep.__name__ = sweep.__qualname__ = f"sweep_{kind}{size}_lanes{width}"
-    return tuple(njit(cache=True, parallel=True)(types.FunctionType(
+    return tuple(compiling.any_layout(njit(cache=True, parallel=True)(types.FunctionType(
         kernel.__code__, {**globals(), "_sweep": njit(**options)(sweep)}, kernel.__name__,
-        None, kernel.__closure__))
+        None, kernel.__closure__)))
         for kernel, options in ((one_pass, {"inline": "always"}), (zero_phase, {})))
 
 
