@@ -15,13 +15,23 @@ every block runs the one-shot dspk operation on the workers, on the
   filter's zero-input state transition over the block's ``n_k`` samples (a
   small matrix). Last every block is filtered from its true state, in
   parallel. The filtering is done twice; nothing else grows with the data.
-- :func:`sosfiltfilt`, :func:`filtfilt` and :func:`phase_shift` run on each
-  block with ``margin`` samples of its neighbours (``map_overlap``): the
-  margin of :func:`dspk.streaming.zero_phase_margin` for the filters, whose
-  two passes then start far enough away to have forgotten how, and
-  :class:`dspk.streaming.PhaseShiftStream`'s tapered margins for the shift.
-  The ends of the array are padded as the one-shot operations pad them.
-  Chunks along time must be at least ``margin`` samples long.
+- :func:`sosfiltfilt` and :func:`filtfilt` are **exact** too, at any
+  chunking: they take the one-shot steps on the whole array, each pass exact
+  as above. The array is padded at its ends (a chunk of ``padlen`` samples
+  each side); the forward pass starts from the filter's steady state at the
+  first sample; its output, reversed, is filtered again from the steady
+  state at its last sample, reversed back and cropped. Each block is
+  filtered four times (twice per pass), and the backward pass waits for the
+  forward pass's last block.
+- Given ``margin`` or ``tol``, they run instead in one pass, as
+  :func:`phase_shift` does: each block with ``margin`` samples of its
+  neighbours (``map_overlap``), the margin of
+  :func:`dspk.streaming.zero_phase_margin`, far enough for both passes to
+  have forgotten how they started; the result is then within a stated bound
+  of the one-shot one. :func:`phase_shift` uses
+  :class:`dspk.streaming.PhaseShiftStream`'s tapered margins. The ends of the
+  array are padded as the one-shot operations pad them; chunks along time
+  must be at least ``margin`` samples long.
 - :func:`common_reference` works sample by sample: block by block.
 - :func:`welch` averages, block by block, the segments that start in each
   block (reading the next block's first samples for those that straddle),
@@ -51,7 +61,8 @@ from dspk import multichannel, validation
 from dspk.docstrings import shared
 from dspk.spectral.common import real_dtype
 from dspk.streaming import WelchStream
-from dspk.streaming.filters import OnePass, one_pass, zero_phase_lengths
+from dspk.streaming.base import along
+from dspk.streaming.filters import OnePass, extension, one_pass, zero_phase_lengths
 from dspk.streaming.multichannel import taper
 
 __all__ = ["sosfilt", "lfilter", "sosfiltfilt", "filtfilt", "phase_shift", "common_reference",
@@ -111,7 +122,6 @@ def _state_size(design: OnePass) -> int:
 def _causal(design: OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
     x, axis = _signal(x, axis)
     dtype = validation.compute_dtype(x)
-    work = design.working_dtype(dtype)
     channels = x.shape[1 - axis]
     if zi is None:
         state = np.zeros((channels, _state_size(design)))
@@ -121,19 +131,26 @@ def _causal(design: OnePass, x: Any, axis: Any, zi: Any, runtime: str | None):
         if zi.shape != expected:
             raise ValueError(f"zi has shape {zi.shape}; this call needs {expected}")
         state = design.state_vectors(zi, axis)
-    transitions = {n: design.transition(n) for n in set(x.chunks[axis])}
-    blocks, outputs = _time_blocks(x), []
-    state = dask.delayed(state)
-    for block, samples in zip(blocks, x.chunks[axis]):
-        y = dask.delayed(_filter_from)(design, block, axis, state, work, dtype, runtime)
-        outputs.append(da.from_delayed(y, _block_shape(x, axis, samples), dtype))
-        final = dask.delayed(_final_state)(design, block, axis, work, runtime)
-        state = dask.delayed(_advance)(transitions[samples], state, final)
-    y = da.concatenate(outputs, axis=axis)
+    y, state = _exact(design, x, axis, dask.delayed(state), dtype, runtime)
     if zi is None:
         return y
     zf = dask.delayed(design.state_array)(state, axis)
     return y, da.from_delayed(zf, expected, np.float64).astype(dtype)
+
+
+def _exact(design: OnePass, x: da.Array, axis: int, state: Any, dtype: np.dtype,
+           runtime: str | None) -> tuple[da.Array, Any]:
+    """``x`` filtered from the delayed ``state`` (rows of channel states, float64),
+    exactly across its blocks, and the delayed final state."""
+    work = design.working_dtype(dtype)
+    transitions = {n: design.transition(n) for n in set(x.chunks[axis])}
+    outputs = []
+    for block, samples in zip(_time_blocks(x), x.chunks[axis]):
+        y = dask.delayed(_filter_from)(design, block, axis, state, work, dtype, runtime)
+        outputs.append(da.from_delayed(y, _block_shape(x, axis, samples), dtype))
+        final = dask.delayed(_final_state)(design, block, axis, work, runtime)
+        state = dask.delayed(_advance)(transitions[samples], state, final)
+    return da.concatenate(outputs, axis=axis), state
 
 
 @shared
@@ -215,30 +232,56 @@ def _overlapping(x: da.Array, axis: int, margin: int, function, boundary, dtype:
 
 def _zero_phase(design: OnePass, x, axis, padtype, padlen, margin, tol, runtime):
     x, axis = _signal(x, axis)
+    exact = margin is None and tol is None
     padlen, margin = zero_phase_lengths(design, padtype, padlen, margin, tol)
     if x.shape[axis] <= padlen:
         raise ValueError(f"padlen={padlen} must be less than the signal length along axis, "
                          f"which is {x.shape[axis]}")
     dtype = validation.compute_dtype(x)
+    x = x.astype(dtype)
+    if exact:
+        return _zero_phase_exact(design, x, axis, padtype, padlen, dtype, runtime)
     # Each block and its margins must be longer than padlen, as a whole signal must be.
     margin = max(margin, padlen)
 
     def run(block: np.ndarray) -> np.ndarray:
         return design.zero_phase(block, axis, padtype, padlen, runtime).astype(dtype, copy=False)
 
-    return _overlapping(x.astype(dtype), axis, margin, run, "none", dtype)
+    return _overlapping(x, axis, margin, run, "none", dtype)
+
+
+def _zero_phase_exact(design: OnePass, x: da.Array, axis: int, padtype: Any, padlen: int,
+                      dtype: np.dtype, runtime: str | None) -> da.Array:
+    """The one-shot zero-phase filter's steps on the whole of ``x``, each pass exact
+    across the blocks (:func:`_exact`): pad, forward from the steady state at the first
+    sample, backward from the steady state at the last forward output, crop."""
+    n = x.shape[axis]
+    if padlen:
+        x = da.concatenate([extension(x, axis, padtype, padlen, at_start=True), x,
+                            extension(x, axis, padtype, padlen, at_start=False)], axis=axis)
+    for _ in range(2):  # forward, then backward over the reversed forward output
+        start = dask.delayed(_steady_state)(design, x[along(axis, 2, slice(0, 1))], axis)
+        x = _exact(design, x, axis, start, dtype, runtime)[0][along(axis, 2, slice(None, None, -1))]
+    return x[along(axis, 2, slice(padlen, padlen + n))]
+
+
+def _steady_state(design: OnePass, edge: np.ndarray, axis: int) -> np.ndarray:
+    """Rows of channel states (float64) of a filter that has long seen ``edge``."""
+    return design.state_vectors(design.steady(edge, axis), axis).astype(np.float64)
 
 
 @shared
 def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
                 runtime=None):
-    """:func:`dspk.sosfiltfilt` of a Dask array chunked along time, block by block with margins.
+    """:func:`dspk.sosfiltfilt` of a Dask array chunked along time, exact across its blocks.
 
-    Each block is filtered with ``margin`` samples of its neighbours on each
-    side, which both passes have forgotten by the block: the result differs
-    from one :func:`dspk.sosfiltfilt` by about ``tol`` times the signal's
-    scale (see :mod:`dspk.streaming` for the bound). The ends of the array
-    are padded as :func:`dspk.sosfiltfilt` pads them.
+    The one-shot result within floating-point tolerance, at any chunking (see
+    the module's notes for the method). Given ``margin`` or ``tol``, one pass
+    instead: each block is filtered with ``margin`` samples of its
+    neighbours on each side, which both passes have forgotten by the block,
+    and the result differs from one :func:`dspk.sosfiltfilt` by about
+    ``tol`` times the signal's scale (see :mod:`dspk.streaming` for the
+    bound).
 
     Parameters
     ----------
@@ -260,8 +303,12 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
     >>> import dspk.dask
     >>> sos = scipy.signal.butter(3, [300, 6000], "bandpass", fs=30000, output="sos")
     >>> x = np.random.default_rng(0).standard_normal((4, 12000))
-    >>> y = dspk.dask.sosfiltfilt(sos, da.from_array(x, chunks=(4, 3000)))
-    >>> bool(np.allclose(y.compute(), scipy.signal.sosfiltfilt(sos, x), rtol=0, atol=1e-10))
+    >>> chunked = da.from_array(x, chunks=(4, 3000))
+    >>> y = dspk.dask.sosfiltfilt(sos, chunked)
+    >>> bool(np.allclose(y.compute(), scipy.signal.sosfiltfilt(sos, x), rtol=0, atol=1e-12))
+    True
+    >>> y = dspk.dask.sosfiltfilt(sos, chunked, tol=1e-9)  # one pass, within 1e-9
+    >>> bool(np.allclose(y.compute(), scipy.signal.sosfiltfilt(sos, x), rtol=0, atol=1e-8))
     True
     """
     return _zero_phase(one_pass(sos), x, axis, padtype, padlen, margin, tol, runtime)
@@ -270,7 +317,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
 @shared
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
              runtime=None):
-    """:func:`dspk.filtfilt` (``method="pad"``) of a Dask array, block by block with margins.
+    """:func:`dspk.filtfilt` (``method="pad"``) of a Dask array, exact across its blocks.
 
     As :func:`sosfiltfilt`, for a transfer function ``(b, a)``.
 

@@ -79,8 +79,10 @@ x : dask.array.Array
     2-D, chunked along time in chunks of at least ``margin`` samples.""",
     "dask_margin": """\
 margin : int, optional
-    Samples of each neighbour a block is filtered with; by default
-    :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least ``padlen``).""",
+    Given (or ``tol`` given), the one-pass method: the samples of each
+    neighbour a block is filtered with; by default
+    :func:`dspk.streaming.zero_phase_margin` of ``tol`` (and at least
+    ``padlen``). Neither given: exact.""",
     "dask_filtered": """\
 dask.array.Array
     The filtered signal, lazily.""",

@@ -13,8 +13,8 @@ from dspk.runtime import validate_name
 __all__ = ["Stream", "StreamChain"]
 
 
-def _along(axis: int, ndim: int, part: slice) -> tuple[slice, ...]:
-    """Index of ``part`` of the time axis."""
+def along(axis: int, ndim: int, part: slice) -> tuple[slice, ...]:
+    """The index of ``part`` along ``axis`` of an array of ``ndim`` dimensions."""
     index = [slice(None)] * ndim
     index[axis] = part
     return tuple(index)
@@ -155,7 +155,7 @@ class Stream:
 
     def _cut(self, x: np.ndarray, start: int | None, stop: int | None = None,
              step: int | None = None) -> np.ndarray:
-        return x[_along(self.axis, x.ndim, slice(start, stop, step))]
+        return x[along(self.axis, x.ndim, slice(start, stop, step))]
 
     def _join(self, *parts: np.ndarray | None) -> np.ndarray:
         parts = [p for p in parts if p is not None]

@@ -13,7 +13,7 @@ from dspk.arrays import to_numpy
 from dspk.designs import Filter
 from dspk.docstrings import shared
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
-from dspk.streaming.base import Stream
+from dspk.streaming.base import Stream, along
 
 __all__ = ["SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
            "filter_stream", "zero_phase_margin"]
@@ -386,15 +386,29 @@ class ZeroPhaseStream(Stream):
         return self._flip(y)
 
     def _extension(self, x: np.ndarray, at_start: bool) -> np.ndarray:
-        """The ``padlen`` samples padded before ``x`` (or after it), as sosfiltfilt pads."""
-        n = self.padlen
-        if at_start:
-            edge, mirror = self._cut(x, 0, 1), self._cut(x, n, 0, -1)
-        else:
-            edge, mirror = self._cut(x, -1, None), self._cut(x, -2, -n - 2, -1)
-        if self._padtype == "constant":
-            return np.repeat(edge, n, axis=self.axis)
-        return 2 * edge - mirror if self._padtype == "odd" else mirror
+        return extension(x, self.axis, self._padtype, self.padlen, at_start)
+
+
+def extension(x: Any, axis: int, padtype: str, n: int, at_start: bool) -> Any:
+    """The ``n`` samples that the zero-phase filters pad before ``x`` (or after it) along
+    ``axis`` with ``padtype`` ("odd", "even" or "constant"); NumPy or Dask arrays.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0, 4.0]])
+    >>> extension(x, 1, "odd", 2, at_start=True), extension(x, 1, "even", 2, at_start=False)
+    (array([[-2.,  0.]]), array([[2., 1.]]))
+    """
+    def cut(*bounds):
+        return x[along(axis, x.ndim, slice(*bounds))]
+
+    if at_start:
+        edge, mirror = cut(0, 1), cut(n, 0, -1)
+    else:
+        edge, mirror = cut(-1, None), cut(-2, -n - 2, -1)
+    if padtype == "constant":
+        return np.repeat(edge, n, axis=axis)
+    return 2 * edge - mirror if padtype == "odd" else mirror
 
 
 @shared
