@@ -479,14 +479,27 @@ def test_cli_input_truncated_during_the_run(tmp_path, rng):
     assert not (tmp_path / "out.bin").exists() and leftovers(tmp_path) == []
 
 
-def test_a_highpass_too_low_to_stream_names_the_ways_out(recording, tmp_path, capsys):
+def test_a_highpass_too_low_for_one_pass_names_the_ways_out(recording, tmp_path, capsys):
     path, _ = recording
     argv = ["filter", str(path), str(tmp_path / "out.bin"), "--channels", "6", "--fs", "30000",
-            "--highpass", "0.01", "--quiet"]
+            "--highpass", "0.01", "--one-pass", "--quiet"]
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
-    assert "highpass: this zero-phase filter rings too long to filter in chunks" in err
-    assert "--causal" in err and "margin=" not in err
+    assert "highpass: this zero-phase filter rings too long to filter in one pass" in err
+    assert "without --one-pass" in err and "--causal" in err and "margin=" not in err
+
+
+@pytest.mark.parametrize("chunk_samples", [7, 1000, 4096])
+def test_zero_phase_is_exact_in_three_passes_at_any_cutoff(tmp_path, rng, chunk_samples):
+    """A 0.5 Hz high-pass (no margin within reach of one pass) on a drifting float32 input,
+    every chunking, against scipy's one-shot result in float64."""
+    x = (rng.standard_normal((12000, 3)).cumsum(axis=0) * 10).astype(np.float32)
+    np.save(tmp_path / "in.npy", x)
+    filter_recording(tmp_path / "in.npy", tmp_path / "out.npy", 30000.0, highpass=0.5, order=2,
+                     chunk_samples=chunk_samples, progress=False)
+    sos = np.array(dspk.Filter.highpass(0.5, 30000.0, 2).sos)
+    want = signal.sosfiltfilt(sos, x.astype(np.float64), axis=0)
+    assert rel_l2(np.load(tmp_path / "out.npy"), want) <= 1e-5
 
 
 def test_an_interrupt_before_the_run_is_a_message(recording, tmp_path, monkeypatch, capsys):

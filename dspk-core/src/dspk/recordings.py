@@ -56,6 +56,7 @@ from dspk.bad_channels import BadChannels, chunk_starts, detect_bad_channels
 from dspk.designs import Filter
 from dspk.detection import DEFAULT_EXCLUDE, checked_peak_options, noise_levels
 from dspk.docstrings import shared
+from dspk.exact_zero_phase import ExactZeroPhase
 from dspk.geometry import check_positions, read_probe
 from dspk.multichannel import whiten as whiten_signal
 from dspk.multichannel import whitening_matrix
@@ -805,22 +806,44 @@ def _check_nonfinite(path: Path, convert: _Converter, found: _NonfiniteInput,
 
     The block is already on its way to the temporary file, which the error removes.
     """
-    if not convert.nonfinite or allow:
-        return
+    if convert.nonfinite and not allow:
+        raise _nonfinite_error(path, found)
+
+
+def _nonfinite_error(path: Path, found: _NonfiniteInput) -> ValueError:
+    """The error of a run whose int16 output would meet NaN or infinity."""
     if found.first is None:
         cause = "the filtered signal overflowed float32 to infinity"
     else:
         sample, channel = found.first
         cause = (f"sample {sample} of channel {channel} is NaN or infinite (the first of "
                  f"{found.count} so far), and the filters spread it")
-    raise ValueError(f"{path}: {cause}; int16 output cannot hold NaN or infinity: write "
-                     "output_dtype='float32' (--output-dtype float32) to keep them, or pass "
-                     "allow_nonfinite=True (--allow-nonfinite) to write them as 0")
+    return ValueError(f"{path}: {cause}; int16 output cannot hold NaN or infinity: write "
+                      "output_dtype='float32' (--output-dtype float32) to keep them, or pass "
+                      "allow_nonfinite=True (--allow-nonfinite) to write them as 0")
+
+
+def _reader(recording: Recording, processed: int, stop_at_nonfinite: bool):
+    """``read(start, stop)``: the processed channels' samples as float32, for a stage that
+    reads the recording itself; with ``stop_at_nonfinite``, NaN or infinity there stops
+    the run, as in :func:`process_recording` (an exact zero-phase filter's first passes
+    meet them before the run does)."""
+    found = _NonfiniteInput()
+
+    def read(start: int, stop: int) -> np.ndarray:
+        block = recording.read(start, stop, slice(0, processed), np.float32)
+        if stop_at_nonfinite:
+            found.check(block, start)
+            if found.first is not None:
+                raise _nonfinite_error(recording.path, found)
+        return block
+
+    return read
 
 
 @shared
 def filter_recording(source, destination, fs, *, channels=None, dtype=None, bandpass=None,
-                     highpass=None, order=4, zero_phase=True, phase_shift=None,
+                     highpass=None, order=4, zero_phase=True, one_pass=False, phase_shift=None,
                      bad_channels=None, reference=None, positions=None,
                      local_radius=(30.0, 55.0), destripe=False, whiten=None, whiten_radius=None,
                      whiten_neighbours=None, detect=False, detect_threshold=5.0,
@@ -883,6 +906,11 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
         The filter order (a band-pass has twice it), as :class:`dspk.Filter`'s. Default 4.
     zero_phase : bool, optional
         Filter forward and backward (default) or forward only.
+    one_pass : bool, optional
+        Run a zero-phase filter in one pass over the file, each backward
+        pass starting a margin ahead (:class:`dspk.streaming.SosfiltfiltStream`:
+        within 1e-12 of the one-shot result). Default False: exact, in three
+        passes (:mod:`dspk.exact_zero_phase`), and for filters of any cut-off.
     phase_shift : str or array_like, optional
         ``"neuropixels-1.0"`` (see :func:`neuropixels_shifts`), or the delay
         of each processed channel in samples.
@@ -964,10 +992,18 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
             design = Filter.highpass(highpass, fs, order, zero_phase=zero_phase)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
-    if bandpass is not None or highpass is not None:
-        stages.append(_chunked_filter(design, name, runtime))
     processed = recording.channels - validation.integer(sync_channels, "sync_channels",
                                                          minimum=0)
+    if bandpass is not None or highpass is not None:
+        if design.zero_phase and not one_pass:
+            int16_out = output_dtype is not None and np.dtype(output_dtype) == np.int16
+            read = _reader(recording, processed, int16_out and recording.dtype.kind == "f"
+                           and not allow_nonfinite)
+            stages.append(ExactZeroPhase(design.sos, read, recording.samples,
+                                         _chunk_samples(chunk_samples, recording.channels),
+                                         runtime=runtime))
+        else:
+            stages.append(_chunked_filter(design, name, runtime))
     if phase_shift is not None:
         shifts = (neuropixels_shifts(phase_shift, processed) if isinstance(phase_shift, str)
                   else phase_shift)
@@ -1105,9 +1141,12 @@ def _stretches(recording: Recording, processed: int, stages: list[Stream], fs: f
 
     Each is read with the context the stages need on both sides (less at the recording's
     ends, where the one-shot chain starts too), processed as one signal, and cut back to
-    the stretch.
+    the stretch. An exact zero-phase filter runs there in one pass, within 1e-9
+    (:meth:`~dspk.exact_zero_phase.ExactZeroPhase.one_pass`): an estimate's input.
     """
     samples = recording.samples
+    stages = [stage.one_pass() if isinstance(stage, ExactZeroPhase) else stage
+              for stage in stages]
     context = sum(_transient(stage, fs) for stage in stages)
     for start, stop in spans:
         lo, hi = max(0, start - context), min(samples, stop + context)
@@ -1176,7 +1215,7 @@ class _PeakTap(Stream):
 def _chunked_filter(design: Filter, name: str, runtime: str | None) -> Stream:
     """The stream of ``design`` (given as ``name``) over chunks of samples by channels.
 
-    A zero-phase filter looks ahead until its impulse response has decayed;
+    A zero-phase filter in one pass looks ahead until its impulse response has decayed;
     one that rings too long for that (a cut-off far below the sampling rate)
     is refused with the ways out that :func:`filter_recording` has.
     """
@@ -1186,8 +1225,9 @@ def _chunked_filter(design: Filter, name: str, runtime: str | None) -> Stream:
             margin = zero_phase_margin(design.sos)
         except ValueError:
             raise ValueError(
-                f"{name}: this zero-phase filter rings too long to filter in chunks: its "
+                f"{name}: this zero-phase filter rings too long to filter in one pass: its "
                 "backward pass would have to look ahead until its impulse response decays; "
-                "raise the cut-off, or filter forward only (zero_phase=False, --causal)"
+                "filter exactly in three passes (one_pass=False, without --one-pass), raise "
+                "the cut-off, or filter forward only (zero_phase=False, --causal)"
             ) from None
     return filter_stream(design, axis=0, margin=margin, runtime=runtime)
