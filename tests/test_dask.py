@@ -93,13 +93,20 @@ def test_sosfiltfilt_is_exact_at_any_chunking(client, axis, dtype, padtype, padl
 
 
 @pytest.mark.parametrize("padtype", ["odd", "even"])
-def test_filtfilt_is_exact_at_any_chunking(client, padtype, rng):
-    """A high-pass near DC, whose tail would need margins of thousands of samples."""
-    x = rng.standard_normal((2000, 2)).cumsum(axis=0)  # drifting, as raw recordings do
-    b, a = signal.butter(2, 0.002, "highpass")
+@pytest.mark.parametrize("cutoff,tolerance", [
+    (0.002, 1e-10),
+    # No margin within reach of the one-pass method. The transfer function's double pole
+    # 2e-6 from z = 1 is ill-conditioned: the powers of its state transition, which carry
+    # the states across blocks, lose about 7 digits.
+    (1e-6, 1e-8),
+])
+def test_filtfilt_is_exact_at_any_chunking(client, padtype, cutoff, tolerance, rng):
+    """High-passes near DC on a drifting signal, as raw recordings are."""
+    x = rng.standard_normal((2000, 2)).cumsum(axis=0)
+    b, a = signal.butter(2, cutoff, "highpass")
     lengths = _random_chunks(rng, 2000, 12)
     y = dspk.dask.filtfilt(b, a, chunked(x, 0, lengths), axis=0, padtype=padtype)
-    assert rel_l2(y.compute(), signal.filtfilt(b, a, x, axis=0, padtype=padtype)) <= 1e-10
+    assert rel_l2(y.compute(), signal.filtfilt(b, a, x, axis=0, padtype=padtype)) <= tolerance
 
 
 @pytest.mark.parametrize("axis", [-1, 0])

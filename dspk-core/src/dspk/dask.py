@@ -233,7 +233,8 @@ def _overlapping(x: da.Array, axis: int, margin: int, function, boundary, dtype:
 def _zero_phase(design: OnePass, x, axis, padtype, padlen, margin, tol, runtime):
     x, axis = _signal(x, axis)
     exact = margin is None and tol is None
-    padlen, margin = zero_phase_lengths(design, padtype, padlen, margin, tol)
+    # (exact: no margin to find, which a filter ringing for ever would not have)
+    padlen, margin = zero_phase_lengths(design, padtype, padlen, 0 if exact else margin, tol)
     if x.shape[axis] <= padlen:
         raise ValueError(f"padlen={padlen} must be less than the signal length along axis, "
                          f"which is {x.shape[axis]}")
