@@ -98,15 +98,16 @@ class ExactZeroPhase(Stream):
     def _run(self, x: np.ndarray, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._filter.run(x, 0, state, self.runtime)
 
-    def _chunk(self, start: int) -> np.ndarray:
-        x = self._read(start, min(start + self._step, self._samples))
+    def _working(self, x: np.ndarray) -> np.ndarray:
         return x.astype(self._filter.working_dtype(x.dtype), copy=False)
+
+    def _chunk(self, start: int) -> np.ndarray:
+        return self._working(self._read(start, min(start + self._step, self._samples)))
 
     def _find_states(self) -> None:
         """Passes 1 and 2: the forward and backward states at the chunk boundaries."""
         n, padlen, padtype = self._samples, self.padlen, self._padtype
-        head = self._read(0, padlen + 1)
-        head = head.astype(self._filter.working_dtype(head.dtype), copy=False)
+        head = self._working(self._read(0, padlen + 1))
         if padlen:  # the left padding, filtered from the steady state at its first sample
             left = extension(head, 0, padtype, padlen, at_start=True)
             state = self._run(left, self._filter.steady(left[:1], 0))[1]
@@ -116,7 +117,7 @@ class ExactZeroPhase(Stream):
             self._forward.append(state)
             y, state = self._run(self._chunk(start), state)
         if padlen:  # the right padding, forward then back
-            tail = self._read(n - padlen - 1, n).astype(y.dtype, copy=False)
+            tail = self._working(self._read(n - padlen - 1, n))
             y = self._run(extension(tail, 0, padtype, padlen, at_start=False), state)[0]
             state = self._run(y[::-1], self._filter.steady(y[-1:], 0))[1]
         else:
@@ -136,8 +137,7 @@ class ExactZeroPhase(Stream):
             raise ValueError(f"chunk {index} has {len(chunk)} samples; this stream takes the "
                              f"signal's {self._step}-sample chunks in order ({expected} here)")
         self._next += 1
-        x = chunk.astype(self._filter.working_dtype(chunk.dtype), copy=False)
-        y = self._run(x, self._forward[index])[0]
+        y = self._run(self._working(chunk), self._forward[index])[0]
         self._forward[index] = None  # each state serves once
         z = self._run(y[::-1], self._backward[index])[0][::-1]
         self._backward[index] = None

@@ -743,11 +743,7 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     fs = validation.sampling_rate(fs)
     recording = Recording.open(source, channels, dtype)
     destination = _destination(recording.path, destination, overwrite)
-    output_dtype = np.dtype(output_dtype or ("int16" if recording.dtype == np.int16
-                                             else "float32"))
-    if output_dtype.name not in OUTPUT_DTYPES:
-        raise ValueError(f"output_dtype={output_dtype.name!r} is not one of "
-                         f"{', '.join(OUTPUT_DTYPES)}")
+    output_dtype = _output_dtype(output_dtype, recording)
     sync_channels = validation.integer(sync_channels, "sync_channels", minimum=0)
     if sync_channels >= recording.channels:
         raise ValueError(f"sync_channels={sync_channels} must leave at least one of the "
@@ -789,6 +785,16 @@ def process_recording(source, destination, stream, fs, *, channels=None, dtype=N
     return Summary(destination, recording.samples, recording.channels, fs,
                    time.perf_counter() - started, convert.clipped, convert.nonfinite,
                    found.count, found.first)
+
+
+def _output_dtype(output_dtype: Any, recording: Recording) -> np.dtype:
+    """The checked output dtype: by default int16 for int16 input, else float32."""
+    output_dtype = np.dtype(output_dtype or ("int16" if recording.dtype == np.int16
+                                             else "float32"))
+    if output_dtype.name not in OUTPUT_DTYPES:
+        raise ValueError(f"output_dtype={output_dtype.name!r} is not one of "
+                         f"{', '.join(OUTPUT_DTYPES)}")
+    return output_dtype
 
 
 def _write(out: _Output, convert: _Converter, y: np.ndarray, waiting: np.ndarray) -> np.ndarray:
@@ -996,7 +1002,7 @@ def filter_recording(source, destination, fs, *, channels=None, dtype=None, band
                                                          minimum=0)
     if bandpass is not None or highpass is not None:
         if design.zero_phase and not one_pass:
-            int16_out = output_dtype is not None and np.dtype(output_dtype) == np.int16
+            int16_out = _output_dtype(output_dtype, recording) == np.int16
             read = _reader(recording, processed, int16_out and recording.dtype.kind == "f"
                            and not allow_nonfinite)
             stages.append(ExactZeroPhase(design.sos, read, recording.samples,
