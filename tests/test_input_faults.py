@@ -279,6 +279,31 @@ def test_other_byte_order_is_taken_as_native(name, dtype, rng):
         assert rel_l2(y, reference(native.astype(np.float64))) <= 1e-10
 
 
+def unaligned(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` whose data starts one byte past an element boundary."""
+    buffer = np.empty(a.nbytes + 1, np.uint8)
+    copy = buffer[1:].view(a.dtype).reshape(a.shape)
+    copy[...] = a
+    assert not copy.flags.aligned
+    return copy
+
+
+@pytest.mark.parametrize("name", CALLS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unaligned_arrays_give_the_aligned_result(name, dtype, rng):
+    """Signals and parameters not aligned to their element size (read from a packed file
+    header onwards) give the aligned arrays' result bit for bit, on the cpu runtime, whose
+    kernels read them in place; in either order of meeting them."""
+    call, _ = CALLS[name]
+    x = rng.standard_normal((3, 600)).astype(dtype)
+    with dspk.runtime.using("cpu"), waiting_for_kernels():
+        expected = call(x, lambda a: a)
+        y = call(unaligned(x), unaligned)
+        again = call(x, lambda a: a)
+    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(again, expected)
+
+
 def odd_view(a: np.ndarray, views: list) -> np.ndarray:
     """``a``'s values in a read-only view with strides of -2 elements; kept in ``views``."""
     buffer = np.zeros(tuple(2 * n for n in a.shape), a.dtype)

@@ -114,34 +114,29 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
     dtype = x.dtype
     if x.nbytes > MAX_BYTES or not dtype.isnative:
         return None
-    kinds = tuple(map(type, arguments))  # with the types: 1, 1.0 and True are equal keys
-    if not _SCALARS.issuperset(kinds):
-        arguments = tuple([argument if kind in _SCALARS else _by_value(argument)
-                           for argument, kind in zip(arguments, kinds)])
-        if _UNPLANNED in arguments:
+    parts = [name, dtype, x.shape, x.strides, x.flags.num, registry(), runtime.selection(),
+             tuner.generation(), _variables()]
+    # One loop, no helper per argument (a small call's microseconds). Each argument adds a
+    # type and its value, or an array's dtype (not a type), shape and bytes: unambiguous.
+    for argument in arguments:
+        kind = type(argument)
+        if kind in _SCALARS:
+            parts += (kind, argument)  # with the type, as 1, 1.0 and True are equal
+            continue
+        if kind is not np.ndarray:
+            if kind not in (list, tuple):
+                return None
+            try:
+                argument = np.asarray(argument)
+            except (TypeError, ValueError):
+                return None
+        values = argument.dtype
+        if values.kind not in "biuf":
             return None
-    return (name, dtype, x.shape, x.strides, x.flags.num, registry(), runtime.selection(),
-            tuner.generation(), _variables(), kinds, arguments)
+        parts += (values, argument.shape, argument.tobytes())
+    return tuple(parts)
 
 
-def _by_value(argument: Any) -> Any:
-    """An argument other than a scalar as it counts in a key: arrays and sequences of
-    numbers by value, anything else :data:`_UNPLANNED`."""
-    kind = type(argument)
-    if kind is not np.ndarray:
-        if kind not in (list, tuple):
-            return _UNPLANNED
-        try:
-            argument = np.asarray(argument)
-        except (TypeError, ValueError):
-            return _UNPLANNED
-    if argument.dtype.kind not in "biuf":
-        return _UNPLANNED
-    return argument.dtype, argument.shape, argument.tobytes()
-
-
-#: What an argument that cannot count in a key becomes.
-_UNPLANNED = object()
 #: The argument types that count in a key as they are.
 _SCALARS = frozenset({int, float, bool, str, type(None), type, *(
     type(np.dtype(name)) for name in ("float32", "float64", "int16"))})
