@@ -109,6 +109,28 @@ def test_filtfilt_is_exact_at_any_chunking(client, padtype, cutoff, tolerance, r
     assert rel_l2(y.compute(), signal.filtfilt(b, a, x, axis=0, padtype=padtype)) <= tolerance
 
 
+@pytest.mark.parametrize("irlen", [None, 70])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_filtfilt_gust_is_exact_at_any_chunking(client, axis, dtype, irlen, rng):
+    """Gustafsson's method: every pass exact across blocks, the least squares over all the
+    samples (over the ends, with irlen), at random chunks down to one sample."""
+    x = rng.standard_normal((3, 1500) if axis == -1 else (1500, 3)).astype(dtype)
+    lengths = (1, 2, 3) + _random_chunks(rng, 1500 - 6 - 4, 10) + (4,)
+    y = dspk.dask.filtfilt(*BA, chunked(x, axis, lengths), axis=axis, method="gust",
+                           irlen=irlen).compute()
+    expected = signal.filtfilt(*BA, x.astype(np.float64), axis=axis, method="gust",
+                               irlen=irlen)
+    assert y.dtype == dtype
+    assert rel_l2(y, expected) <= (1e-12 if dtype == np.float64 else TOLERANCE[dtype])
+
+
+def test_filtfilt_gust_of_a_constant_gain(client, rng):
+    x = rng.standard_normal((2, 300))
+    y = dspk.dask.filtfilt([0.5], [2.0], chunked(x, -1, (100, 200)), method="gust")
+    np.testing.assert_allclose(y.compute(), signal.filtfilt([0.5], [2.0], x, method="gust"))
+
+
 @pytest.mark.parametrize("axis", [-1, 0])
 def test_sosfiltfilt_with_margins(client, axis, rng):
     x = rng.standard_normal((3, 3000) if axis == -1 else (3000, 3))
@@ -166,6 +188,10 @@ def test_welch_averages_the_segments_of_one_shot(client, axis, rng):
     (lambda x: dspk.dask.phase_shift(x, [0.5]), ValueError, "one value per channel"),
     (lambda x: dspk.dask.welch(x, nperseg=5000), ValueError, "nperseg=5000 is larger"),
     (lambda x: dspk.dask.common_reference(x, groups=[[7]]), ValueError, "out of range"),
+    (lambda x: dspk.dask.filtfilt(*BA, x, method="gust", tol=1e-9), ValueError,
+     "margin and tol apply to method='pad'"),
+    (lambda x: dspk.dask.filtfilt(*BA, x, method="gustafsson"), ValueError, "method"),
+    (lambda x: dspk.dask.filtfilt(*BA, x, method="gust", irlen=0), ValueError, "irlen"),
 ])
 def test_bad_input(call, error, match, rng):
     x = da.from_array(rng.standard_normal((2, 3000)), chunks=(2, 1000))

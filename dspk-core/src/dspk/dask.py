@@ -22,7 +22,9 @@ every block runs the one-shot dspk operation on the workers, on the
   first sample; its output, reversed, is filtered again from the steady
   state at its last sample, reversed back and cropped. Each block is
   filtered four times (twice per pass), and the backward pass waits for the
-  forward pass's last block.
+  forward pass's last block. :func:`filtfilt` with ``method="gust"`` takes
+  Gustafsson's steps the same way, its least squares over all the samples
+  solved by Dask's tall-skinny QR.
 - Given ``margin`` or ``tol``, they run instead in one pass, as
   :func:`phase_shift` does: each block with ``margin`` samples of its
   neighbours (``map_overlap``), the margin of
@@ -56,8 +58,10 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+from scipy import linalg
+from scipy import signal as scipy_signal
 
-from dspk import multichannel, validation
+from dspk import filtering, multichannel, validation
 from dspk.docstrings import shared
 from dspk.spectral.common import real_dtype
 from dspk.streaming import WelchStream
@@ -316,20 +320,26 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol
 
 
 @shared
-def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=None,
-             runtime=None):
-    """:func:`dspk.filtfilt` (``method="pad"``) of a Dask array, exact across its blocks.
+def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None, *,
+             margin=None, tol=None, runtime=None):
+    """:func:`dspk.filtfilt` of a Dask array chunked along time, exact across its blocks.
 
-    As :func:`sosfiltfilt`, for a transfer function ``(b, a)``.
+    As :func:`sosfiltfilt`, for a transfer function ``(b, a)``. With
+    ``method="gust"``, Gustafsson's initial states, exact too: the one-shot's
+    steps (see :func:`dspk.filtfilt`) on the whole array, its four passes
+    exact across blocks, its least-squares problem solved by Dask's tall-skinny
+    QR over the samples (by SciPy's ``lstsq`` on the ends, with ``irlen``).
 
     Parameters
     ----------
     {ba}
     {dask_x}
-    axis, padtype, padlen
+    axis, padtype, padlen, method, irlen
         As :func:`dspk.filtfilt`'s.
     {dask_margin}
+        ``method="pad"`` only.
     {tol}
+        ``method="pad"`` only.
     {runtime_workers}
 
     Returns
@@ -345,8 +355,67 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, *, margin=None, tol=N
     >>> y = dspk.dask.filtfilt(b, a, da.from_array(x, chunks=(2, 2000)))
     >>> bool(np.allclose(y.compute(), scipy.signal.filtfilt(b, a, x), rtol=0, atol=1e-10))
     True
+    >>> y = dspk.dask.filtfilt(b, a, da.from_array(x, chunks=(2, 2000)), method="gust")
+    >>> expected = scipy.signal.filtfilt(b, a, x, method="gust")
+    >>> bool(np.allclose(y.compute(), expected, rtol=0, atol=1e-10))
+    True
     """
-    return _zero_phase(one_pass((b, a)), x, axis, padtype, padlen, margin, tol, runtime)
+    validation.choice(method, ("pad", "gust"), "method")
+    if method == "pad":
+        return _zero_phase(one_pass((b, a)), x, axis, padtype, padlen, margin, tol, runtime)
+    if margin is not None or tol is not None:
+        raise ValueError("margin and tol apply to method='pad'; method='gust' is exact at any "
+                         "chunking")
+    x, axis = _signal(x, axis)
+    if irlen is not None:
+        irlen = validation.integer(irlen, "irlen", minimum=1)
+    dtype = validation.compute_dtype(x)
+    y = _gust(one_pass((b, a)), (x if axis else x.T).astype(dtype), irlen, dtype, runtime)
+    return y if axis else y.T
+
+
+def _gust(design: OnePass, x: da.Array, irlen: int | None, dtype: np.dtype,
+          runtime: str | None) -> da.Array:
+    """:func:`dspk.filtfilt`'s Gustafsson steps on channels-by-samples ``x``, each pass
+    exact across the blocks (:func:`_exact`)."""
+    b, order, n = design.b, len(design.a) - 1, x.shape[1]
+    if order == 0:
+        return x * dtype.type(b[0] ** 2)
+    reverse = (slice(None), slice(None, None, -1))
+
+    def forward(v: da.Array, states: np.ndarray) -> da.Array:
+        return _exact(design, v, 1, dask.delayed(states), v.dtype, runtime)[0]
+
+    def backward(v: da.Array) -> da.Array:
+        return forward(v[reverse], np.zeros((len(v), order)))[reverse]
+
+    rest = np.zeros((len(x), order))
+    y_fb = backward(forward(x, rest)).astype(np.float64)
+    delta = forward(backward(x), rest).astype(np.float64) - y_fb
+    m = n if irlen is None or n <= 2 * irlen else irlen
+    if m < n:  # the ends only: a small problem, solved as the one-shot solves it
+        o = filtering._state_responses(design.b, design.a, m)
+        system, correct = filtering.gust_matrices(
+            o, scipy_signal.lfilter(design.b, design.a, o[::-1], axis=0), ends=True)
+        ends = da.concatenate([delta[:, :m], delta[:, n - m:]], axis=1)
+        adjust = da.from_delayed(dask.delayed(_least_squares)(system, ends, correct),
+                                 (len(x), 2 * m), np.float64)
+        y = da.concatenate([y_fb[:, :m] + adjust[:, :m], y_fb[:, m:n - m],
+                            y_fb[:, n - m:] + adjust[:, m:]], axis=1)
+        return y.astype(dtype)
+    # The responses to unit initial states (one per row) and the filter run over them
+    # reversed, as long as the signal: time along the rows of the system, as Dask's QR takes.
+    o = forward(da.zeros((order, n), chunks=(order, x.chunks[1])), np.eye(order))
+    system, correct = filtering.gust_matrices(o.T, forward(o[reverse], np.zeros((order, order))).T,
+                                              ends=False)
+    rows = max(max(x.chunks[1]), 2 * system.shape[1])  # each block of the QR at least as tall as wide
+    states = da.linalg.lstsq(system.rechunk((rows, -1)), delta.T.rechunk((rows, -1)))[0]
+    return (y_fb + states.T @ correct.T).astype(dtype)
+
+
+def _least_squares(system: np.ndarray, delta: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """What the least-squares initial states add to each row of ``delta``'s samples."""
+    return linalg.lstsq(system, delta.T)[0].T @ correct.T
 
 
 @shared

@@ -353,6 +353,20 @@ def _state_responses(b: np.ndarray, a: np.ndarray, length: int) -> np.ndarray:
                      for j in range(order)], axis=1)
 
 
+def gust_matrices(o: Any, s: Any, ends: bool) -> tuple[Any, Any]:
+    """Gustafsson's least-squares system and correction, time along their rows.
+
+    ``o`` is the filter's response to each unit initial state (a column each),
+    ``s`` the filter run over ``o`` reversed in time. The columns of both
+    results act on the initial states ``(u, v)`` (see :func:`_filtfilt_gust`):
+    ``system`` maps them to ``y_bf - y_fb``, ``correct`` to what they add to
+    ``y_fb``. With ``ends``, the rows are the first and last ``len(o)``
+    samples of a longer signal (block diagonal). NumPy or Dask arrays.
+    """
+    join = linalg.block_diag if ends else (lambda *blocks: np.hstack(blocks))
+    return join(s[::-1] - o, o[::-1] - s), join(s[::-1], o[::-1])
+
+
 def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     """Zero-phase filtering with Gustafsson's (1996) initial states.
 
@@ -406,15 +420,11 @@ def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     n = view.samples
     m = n if irlen is None or n <= 2 * irlen else irlen
     o = _state_responses(b, a, m)
-    s = _scipy.lfilter(b, a, o[::-1], axis=0)
+    system, correct = gust_matrices(o, _scipy.lfilter(b, a, o[::-1], axis=0), ends=m < n)
     y = host(y_fb)
     if m == n:
-        system = np.hstack([s[::-1] - o, o[::-1] - s])
-        correct = np.hstack([s[::-1], o[::-1]])
         y += linalg.lstsq(system, (host(y_bf) - y).T)[0].T @ correct.T
     else:
-        system = linalg.block_diag(s[::-1] - o, o[::-1] - s)
-        correct = linalg.block_diag(s[::-1], o[::-1])
         head, tail = slice(0, m), slice(n - m, n)
         delta = np.hstack([host(y_bf, head) - y[:, head], host(y_bf, tail) - y[:, tail]])
         adjust = linalg.lstsq(system, delta.T)[0].T @ correct.T
