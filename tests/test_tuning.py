@@ -161,8 +161,8 @@ def test_two_processes_tuning_one_key_leave_one_valid_entry(cache, cpu):
                               text=True) for _ in range(2)]
     for proc in procs:
         assert proc.wait(timeout=300) == 0, proc.stderr.read()
-    files = sorted(p.name for p in cache.rglob("*") if p.is_file())
-    assert files == ["8x2048.json", "fingerprint.json"], files
+    files = sorted(p.name for p in cache.rglob("*") if p.is_file() and p.parent.name != "builds")
+    assert files == ["8x2048.json", "fingerprint.json"], files  # (builds/: cpu kernels' locks)
     entry = _entry(cpu)
     assert entry["winner"] in entry["timings"]
 

@@ -14,6 +14,13 @@ arrays of any memory layout (numba's layout ``"A"``), instead of once per layout
 (C, Fortran, strided): it reads its arrays through their strides, as the IIR kernels'
 tile loads do, and the builds it saves are several seconds each.
 
+Processes building the same specialisation take turns (a lock file per specialisation
+in dspk's cache directory, released by the system if its holder dies): the first
+builds it into numba's disk cache and the others load it from there, so a pool of
+workers started together on a cold machine builds each kernel once, not once per
+worker. A process waits at most :data:`BUILD_LOCK_WAIT` seconds for another's build,
+then builds its own; without a writable cache directory there is no lock.
+
 The builds share one daemon thread, so a process that exits does not wait for one.
 A child forked while a build ran cannot build (numba's compiler lock stayed with
 the parent's thread): its kernels that are not built answer ``KernelNotReady``, or
@@ -28,21 +35,29 @@ thread, and escape a ``pytest.warns`` block: tests that check warnings call
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, TimeoutError
+from pathlib import Path
 from typing import Any
 
+import filelock
 import numpy as np
 from numba._dispatcher import compute_fingerprint
 from numba.core import types
 
 from dspk.plugin import KernelNotReady, may_defer
+from dspk.tuning import store
 
 WAIT = 0.5
 """Seconds a deferrable call waits for a build it starts (enough for a cache load)."""
+
+BUILD_LOCK_WAIT = 300.0
+"""Seconds a build waits for another process building the same specialisation."""
 
 _ready: dict[tuple, Callable[..., Any]] = {}
 _builds: dict[tuple, Future] = {}
@@ -124,9 +139,40 @@ def _build(kernel: Any, key: tuple, args: tuple) -> Callable[..., Any]:
 
 
 def _compile(kernel: Any, signature: tuple) -> Callable[..., Any]:
-    """Build ``signature`` of ``kernel``; its :func:`_runner`."""
-    kernel.compile(signature)
+    """Build ``signature`` of ``kernel`` (or load it from numba's disk cache, where another
+    process may just have built it); its :func:`_runner`."""
+    with _turn_to_build(kernel, signature):
+        kernel.compile(signature)
     return _runner(kernel, signature)
+
+
+@contextlib.contextmanager
+def _turn_to_build(kernel: Any, signature: tuple):
+    """Hold the lock of ``kernel``'s ``signature`` shared by the processes of this cache
+    directory (see the module's notes); none where it cannot be made or waited for."""
+    path = build_lock_path(kernel, signature)
+    lock = filelock.FileLock(str(path), timeout=BUILD_LOCK_WAIT)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except (filelock.Timeout, OSError):  # held too long elsewhere, or no writable cache
+        lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def build_lock_path(kernel: Any, signature: tuple) -> Path:
+    """The lock file of building ``kernel``'s ``signature``: named by the kernel's module,
+    name and closure values (which tell apart the kernels one factory makes) and the
+    signature."""
+    function = kernel.py_func
+    closure = tuple(cell.cell_contents for cell in function.__closure__ or ())
+    name = hashlib.sha256(repr((function.__module__, function.__qualname__, closure,
+                                signature)).encode()).hexdigest()[:32]
+    return store.cache_root() / "builds" / f"{name}.lock"
 
 
 def _runner(kernel: Any, signature: tuple) -> Callable[..., Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 
+import filelock
 import numba
 import numpy as np
 import pytest
@@ -141,3 +142,56 @@ def test_a_forced_variant_never_defers(cache, cpu, building_first):
         y = dspk.sosfilt(sos, x)
     assert building_first.runs == 1
     np.testing.assert_allclose(y, signal.sosfilt(sos, x), rtol=1e-10, atol=1e-12)
+
+
+def _signature(kernel, *args):
+    return tuple(kernel.typeof_pyval(a) for a in args)
+
+
+def _build_in_thread(kernel, signature) -> threading.Thread:
+    thread = threading.Thread(target=compiling._compile, args=(kernel, signature))
+    thread.start()
+    return thread
+
+
+def test_a_build_waits_for_another_process_building_the_same_kernel(cache):
+    """The lock is a file lock: held here through a second handle, as another process
+    holds it; the build starts once it is released."""
+    import filelock
+
+    kernel = _kernel()
+    signature = _signature(kernel, np.ones(3), 2.0)
+    path = compiling.build_lock_path(kernel, signature)
+    path.parent.mkdir(parents=True)
+    other = filelock.FileLock(str(path))
+    other.acquire()
+    thread = _build_in_thread(kernel, signature)
+    thread.join(1.0)
+    assert thread.is_alive() and signature not in kernel.overloads
+    other.release()
+    thread.join(60)
+    assert not thread.is_alive() and signature in kernel.overloads
+
+
+def test_a_build_lock_held_too_long_or_not_writable_is_built_without(cache, monkeypatch):
+    monkeypatch.setattr(compiling, "BUILD_LOCK_WAIT", 0.2)
+    kernel = _kernel()
+    signature = _signature(kernel, np.ones(3), 2.0)
+    path = compiling.build_lock_path(kernel, signature)
+    path.parent.mkdir(parents=True)
+    with filelock.FileLock(str(path)):
+        _build_in_thread(kernel, signature).join(60)
+        assert signature in kernel.overloads
+    (cache / "file").write_text("")
+    monkeypatch.setenv("DSPK_CACHE_DIR", str(cache / "file"))  # no directory can be made here
+    signature = _signature(kernel, np.ones(3, np.float32), 2.0)
+    _build_in_thread(kernel, signature).join(60)
+    assert signature in kernel.overloads
+
+
+def test_the_kernels_of_one_factory_have_their_own_locks():
+    from dspk_cpu.kernels import iir
+
+    one, other = iir._kernels("sos", 1, 8)[0], iir._kernels("sos", 2, 8)[0]
+    signature = ()
+    assert compiling.build_lock_path(one, signature) != compiling.build_lock_path(other, signature)
