@@ -114,6 +114,27 @@ def test_lfilter_stream_is_exact(shape, axis, dtype, rng):
     assert rel_l2(y, signal.lfilter(*BA, x.astype(np.float64), axis=axis)) <= TOLERANCE[dtype]
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape,axis", SIGNALS)
+def test_causal_streams_of_complex_signals_are_exact(shape, axis, dtype, rng):
+    """IQ or analytic signals in chunks: each stream's output is scipy's, in the chunks'
+    complex precision, and so is the state it carries (a complex ``zi`` too)."""
+    x128 = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x = x128.astype(dtype)
+    zi_shape = list(shape)
+    zi_shape[axis] = len(BA[1]) - 1
+    zi = rng.standard_normal(zi_shape) + 1j * rng.standard_normal(zi_shape)
+    tolerance = TOLERANCE[np.float32 if dtype == np.complex64 else np.float64]
+    for stream, (expected, zf) in [
+            (SosfiltStream(SOS, axis), (signal.sosfilt(SOS, x128, axis=axis), None)),
+            (LfilterStream(*BA, axis=axis, zi=zi), signal.lfilter(*BA, x128, axis=axis, zi=zi))]:
+        y = streamed(stream, x, axis, rng)
+        assert y.dtype == dtype and stream.zf.dtype == dtype
+        assert rel_l2(y, expected) <= tolerance
+        if zf is not None:
+            assert rel_l2(stream.zf, zf) <= tolerance
+
+
 def test_integer_chunks_are_filtered_in_float64(rng):
     x = rng.integers(-1000, 1000, (2, 300)).astype(np.int16)
     y = streamed(SosfiltStream(SOS), x, -1, rng)

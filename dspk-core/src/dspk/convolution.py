@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dspk import validation
+from dspk import complex_signals, validation
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
 from dspk.operations import bucket
@@ -36,8 +36,6 @@ _METHODS = ("auto", "direct", "fft")
 def _dtypes(in1: Any, in2: Any) -> tuple[np.dtype, np.dtype]:
     """The computation dtype and, for integer inputs, scipy's integer result dtype."""
     for name, v in (("in1", in1), ("in2", in2)):
-        if v.dtype.kind == "c":
-            raise TypeError(f"{name} has complex dtype {v.dtype}; dspk convolves real arrays")
         if v.dtype.kind not in "biuf":
             raise TypeError(f"{name} has dtype {v.dtype}, which is not a real number type")
     if np.float32 in (in1.dtype, in2.dtype):
@@ -133,6 +131,10 @@ def _crop(full, in1_shape, in2_shape, axes, mode):
 
 
 def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
+    if complex_signals.is_complex(in1) or complex_signals.is_complex(in2):
+        return complex_signals.products(
+            lambda x, h: _convolve(function, x, h, mode, axes, method, runtime, integer_result,
+                                   reverse), in1, in2, conjugate=reverse)
     call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime, function)
     dtype, result = _dtypes(in1, in2)
     full = tuple(s1 + s2 - 1 if i in axes else max(s1, s2)
@@ -182,7 +184,7 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
 def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
     """Cross-correlate two N-dimensional arrays.
 
-    As :func:`scipy.signal.correlate`, for real arrays of one or two dimensions.
+    As :func:`scipy.signal.correlate`, for arrays of one or two dimensions.
 
     Parameters
     ----------

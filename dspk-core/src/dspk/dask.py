@@ -406,9 +406,9 @@ def _gust(design: OnePass, x: da.Array, irlen: int | None, dtype: np.dtype,
     # The responses to unit initial states (one per row) and the filter run over them
     # reversed, as long as the signal: time along the rows of the system, as Dask's QR takes.
     o = forward(da.zeros((order, n), chunks=(order, x.chunks[1])), np.eye(order))
-    system, correct = filtering.gust_matrices(o.T, forward(o[reverse], np.zeros((order, order))).T,
-                                              ends=False)
-    rows = max(max(x.chunks[1]), 2 * system.shape[1])  # each block of the QR at least as tall as wide
+    s = forward(o[reverse], np.zeros((order, order)))
+    system, correct = filtering.gust_matrices(o.T, s.T, ends=False)
+    rows = max(max(x.chunks[1]), 2 * system.shape[1])  # QR blocks at least as tall as wide
     states = da.linalg.lstsq(system.rechunk((rows, -1)), delta.T.rechunk((rows, -1)))[0]
     return (y_fb + states.T @ correct.T).astype(dtype)
 

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg
 from scipy import signal as _scipy
 
-from dspk import plans, validation
+from dspk import complex_signals, plans, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
@@ -104,6 +104,11 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "sosfilt")
         axis = validation.signal_axis(taken, axis)
+        if complex_signals.involved(taken, zi):
+            return complex_signals.by_parts(
+                lambda parts, state: sosfilt(sos, parts, axis + 1, state, dtype=dtype,
+                                             runtime=runtime),
+                taken, zi, state_axis=1, give_back=call.give_back_from)
         dtype = validation.compute_dtype(taken, requested=dtype)
         sos = validation.sos_array(sos)
         validation.output_fits("sosfilt", taken, dtype)
@@ -204,6 +209,11 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "lfilter")
         axis = validation.signal_axis(taken, axis)
+        if complex_signals.involved(taken, zi):
+            return complex_signals.by_parts(
+                lambda parts, state: lfilter(b, a, parts, axis + 1, state, dtype=dtype,
+                                             runtime=runtime),
+                taken, zi, give_back=call.give_back_from)
         dtype = validation.compute_dtype(taken, requested=dtype)
         b, a = validation.ba_arrays(b, a)
         validation.output_fits("lfilter", taken, dtype)
@@ -265,6 +275,10 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, dtype=None, runt
     """
     call, x = Call.start(runtime, x, "x", "sosfiltfilt")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):
+        return complex_signals.by_parts(
+            lambda parts, _: sosfiltfilt(sos, parts, axis + 1, padtype, padlen, dtype=dtype,
+                                         runtime=runtime), x, give_back=call.give_back_from)
     dtype = validation.compute_dtype(x, requested=dtype)
     sos = validation.sos_array(sos)
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
@@ -332,6 +346,10 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         return _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime)
     call, x = Call.start(runtime, x, "x", "filtfilt")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):
+        return complex_signals.by_parts(
+            lambda parts, _: filtfilt(b, a, parts, axis + 1, padtype, padlen, dtype=dtype,
+                                      runtime=runtime), x, give_back=call.give_back_from)
     dtype = validation.compute_dtype(x, requested=dtype)
     b, a = validation.ba_arrays(b, a)
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
@@ -384,6 +402,10 @@ def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     """
     call, x = Call.start(runtime, x, "x", "filtfilt(method='gust')")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):
+        return complex_signals.by_parts(
+            lambda parts, _: _filtfilt_gust(b, a, parts, axis + 1, irlen, dtype, runtime), x,
+            give_back=call.give_back_from)
     dtype = validation.compute_dtype(x, requested=dtype)
     b, a = validation.ba_arrays(b, a)
     if irlen is not None:

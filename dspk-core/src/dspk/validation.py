@@ -306,8 +306,7 @@ def sos_array(sos: Any) -> np.ndarray:
     sos = np.atleast_2d(to_numpy(sos))
     if sos.ndim != 2 or sos.shape[1] != 6 or sos.shape[0] == 0:
         raise ValueError(f"sos must have shape (n_sections, 6); got {sos.shape}")
-    if sos.dtype.kind not in "biuf":
-        raise TypeError(f"sos must hold real numbers; got dtype {sos.dtype}")
+    _real_coefficients(sos, "sos")
     return _checked_sections(np.ascontiguousarray(sos).tobytes(), sos.shape, sos.dtype)
 
 
@@ -321,6 +320,15 @@ def _checked_sections(data: bytes, shape: tuple[int, int], dtype: np.dtype) -> n
         raise ValueError("sos[:, 3] must be all ones (normalised sections), as in scipy.signal")
     stable(sos[:, 3:], "sos")
     return sos
+
+
+def _real_coefficients(v: np.ndarray, name: str) -> None:
+    """A TypeError naming ``name`` unless ``v`` holds real numbers."""
+    if v.dtype.kind == "c":
+        raise TypeError(f"{name} has complex dtype {v.dtype}: dspk filters with real "
+                        "coefficients (complex signals and states are taken)")
+    if v.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
 
 
 def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -337,8 +345,7 @@ def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
     for name, v in (("b", b), ("a", a)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D sequence; got shape {v.shape}")
-        if v.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
+        _real_coefficients(v, name)
     return _checked_ba(b.tobytes(), b.dtype, a.tobytes(), a.dtype)
 
 

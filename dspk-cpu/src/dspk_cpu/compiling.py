@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 import filelock
-import numpy as np
 from numba._dispatcher import compute_fingerprint
 from numba.core import types
 
@@ -82,7 +81,7 @@ def any_layout(kernel: Any) -> Any:
 
     Examples
     --------
-    >>> import numba
+    >>> import numba, numpy as np
     >>> total = any_layout(numba.njit(lambda a: a.sum()))
     >>> float(run(total, np.ones((2, 3)))) + float(run(total, np.ones((3, 2)).T))
     12.0
@@ -98,7 +97,7 @@ def run(kernel: Any, *args: Any) -> Any:
 
     Examples
     --------
-    >>> import numba
+    >>> import numba, numpy as np
     >>> total = numba.njit(lambda a: a.sum())
     >>> float(run(total, np.arange(4.0)))
     6.0

@@ -229,6 +229,9 @@ class CausalStream(Stream):
         self._filter = design
         self._state = None if zi is None else to_numpy(zi)
 
+    def _compute_dtype(self, chunk: np.ndarray) -> np.dtype:
+        return validation.compute_dtype(chunk, "chunk", allow_complex=True)
+
     def _push(self, chunk: np.ndarray) -> np.ndarray:
         x = chunk.astype(self._filter.working_dtype(chunk.dtype), copy=False)
         if self._state is None:

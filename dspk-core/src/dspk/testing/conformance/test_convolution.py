@@ -102,3 +102,28 @@ def test_float32_signal_with_float64_taps_stays_float32(runtime, rng):
     got = dspk.oaconvolve(x, taps, axes=-1, runtime=runtime)
     assert got.dtype == np.float32
     assert rel_l2(got, signal.oaconvolve(x.astype(np.float64), taps, axes=-1)) <= 1e-4
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("precision", DTYPES)
+@pytest.mark.parametrize("complex_inputs", ["in1", "in2", "both"])
+@pytest.mark.parametrize(("shape1", "shape2"), [((300,), (31,)), ((20,), (50,)),
+                                                ((3, 200), (1, 17)), ((5, 40), (3, 7))])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["convolve", "correlate", "fftconvolve", "oaconvolve"])
+def test_complex_inputs_as_scipy(runtime, precision, complex_inputs, shape1, shape2, mode, name,
+                                 rng):
+    """Complex arrays (one or both) convolve and correlate as in scipy, from the real
+    convolutions of their parts, in the complex dtype of dspk's real precision."""
+    open_backend(runtime)
+
+    def made(shape, is_complex):
+        v = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if is_complex else 0)
+        return v, v.astype(np.result_type(precision, np.complex64) if is_complex else precision)
+
+    in1_128, in1 = made(shape1, complex_inputs in ("in1", "both"))
+    in2_128, in2 = made(shape2, complex_inputs in ("in2", "both"))
+    got = getattr(dspk, name)(in1, in2, mode=mode, runtime=runtime)
+    assert got.dtype == np.result_type(precision, np.complex64)
+    assert rel_l2(got, getattr(signal, name)(in1_128, in2_128, mode=mode)) <= TOLERANCE[precision]

@@ -165,6 +165,58 @@ def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
     assert rel_l2(got, want) <= TOLERANCE[dtype]
 
 
+#: Each filter on a complex signal, and with a complex state where it takes one, by the
+#: module ``f`` (dspk or scipy.signal); ``state(k)`` is a state of ``x``'s shape with ``k``
+#: samples along the time axis.
+COMPLEX_CALLS = {
+    "sosfilt": lambda f, x, axis, state: f.sosfilt(SOS_FILTERS["bandpass3"], x, axis=axis),
+    "sosfilt-zi": lambda f, x, axis, state: f.sosfilt(
+        SOS_FILTERS["bandpass3"], x, axis=axis, zi=np.stack([state(2)] * 3)),
+    "lfilter": lambda f, x, axis, state: f.lfilter(*BA_FILTERS["butter4"], x, axis=axis),
+    "lfilter-zi": lambda f, x, axis, state: f.lfilter(*BA_FILTERS["butter4"], x, axis=axis,
+                                                      zi=state(4)),
+    "sosfiltfilt": lambda f, x, axis, state: f.sosfiltfilt(SOS_FILTERS["bandpass3"], x,
+                                                           axis=axis),
+    "filtfilt": lambda f, x, axis, state: f.filtfilt(*BA_FILTERS["butter4"], x, axis=axis,
+                                                     padtype="even"),
+    "filtfilt-gust": lambda f, x, axis, state: f.filtfilt(*BA_FILTERS["butter4"], x, axis=axis,
+                                                          method="gust"),
+}
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((5, 1023), -1), ((701, 40), 0),
+                                             ((3, 4, 257), -1)])
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", list(COMPLEX_CALLS))
+def test_complex_signals_as_scipy(runtime, dtype, shape, axis, order, name, rng):
+    """Complex signals and states, filtered as scipy filters them (in complex128), in the
+    complex dtype of the signal's precision: the real kernels run on the real and
+    imaginary parts (:mod:`dspk.complex_signals`)."""
+    open_backend(runtime)
+    x128 = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x = np.asarray(x128.astype(dtype), order=order)
+    states = {}
+
+    def state(k):  # one random complex state per length, the same for dspk and scipy
+        if k not in states:
+            state_shape = list(shape)
+            state_shape[axis] = k
+            states[k] = rng.standard_normal(state_shape) + 1j * rng.standard_normal(state_shape)
+        return states[k]
+
+    with dspk.runtime.using(runtime):
+        got = COMPLEX_CALLS[name](dspk, x, axis, state)
+    want = COMPLEX_CALLS[name](signal, x128, axis, state)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    tolerance = TOLERANCE[np.float32 if dtype == np.complex64 else np.float64]
+    for got_part, want_part in zip(got, want, strict=True):
+        assert got_part.dtype == dtype
+        assert rel_l2(got_part, want_part) <= tolerance
+
+
 @pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_integer_input_is_filtered_in_float64(runtime, rng):
     open_backend(runtime)
