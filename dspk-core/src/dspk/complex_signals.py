@@ -105,6 +105,19 @@ def by_parts(function: Callable[[Any, Any], Any], x: Any, zi: Any = None,
     return give_back(_joined(y, 0)), give_back(_joined(zf, state_axis))
 
 
+def part_by_part(function: Callable[[Any, bool], Any], x: Any) -> Any:
+    """``function(x.real, True) + 1j * function(x.imag, False)``: for operations that are
+    affine rather than linear (a constant extension ``cval`` belongs to the real part),
+    or whose arguments forbid stacking the parts.
+
+    Examples
+    --------
+    >>> part_by_part(lambda v, real: v + (1.0 if real else 0.0), np.array([1 + 2j]))
+    array([2.+2.j])
+    """
+    return function(x.real, True) + 1j * function(x.imag, False)
+
+
 def _stacked(array: Any, axis: int) -> Any:
     """The real and imaginary parts of ``array`` (NumPy, CuPy or array_like) stacked along
     a new ``axis``, in the real precision."""

@@ -38,7 +38,7 @@ import numpy as np
 from scipy import fft
 from scipy import signal as _scipy
 
-from dspk import extension, filtering, validation
+from dspk import complex_signals, extension, filtering, validation
 from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
@@ -152,6 +152,10 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     """
     call, x = Call.start(runtime, x, "x", "upfirdn")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):  # (cval extends the real part)
+        return call.give_back_from(complex_signals.part_by_part(
+            lambda part, real: upfirdn(h, part, up, down, axis, mode, cval if real else 0,
+                                       runtime=runtime), x))
     dtype = validation.compute_dtype(x)
     h = _taps(call, h, "h")
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
@@ -250,6 +254,14 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     """
     call, x = Call.start(runtime, x, "x", "resample_poly")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):
+        if padtype in ("median", "maximum", "minimum"):
+            raise ValueError(f"padtype={padtype!r} orders the samples, which complex x lack "
+                             "an order for; use 'constant', 'mean' or a reflecting padtype")
+        return call.give_back_from(complex_signals.part_by_part(
+            lambda part, real: resample_poly(part, up, down, axis, window, padtype,
+                                             cval if real or cval is None else 0,
+                                             runtime=runtime), x))
     dtype = validation.compute_dtype(x)
     up, down = validation.integer(up, "up", minimum=1), validation.integer(down, "down", minimum=1)
     validation.choice(padtype, PADTYPES, "padtype")
@@ -468,6 +480,9 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True, *, runtime=Non
     # An IIR decimation runs its kernels through the filtering functions.
     call, x = Call.start(runtime, x, "x", "decimate(ftype='fir')" if kind == "fir" else None)
     axis = validation.signal_axis(x, axis)
+    if complex_signals.involved(x):
+        return call.give_back_from(complex_signals.part_by_part(
+            lambda part, _: decimate(part, q, n, ftype, axis, zero_phase, runtime=runtime), x))
     dtype = validation.compute_dtype(x)
     if kind == "fir":
         b = coefficients[0]

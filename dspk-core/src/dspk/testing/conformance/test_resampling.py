@@ -12,7 +12,7 @@ import pytest
 from scipy import signal
 
 import dspk
-from dspk.testing import TOLERANCE, open_backend, rel_l2, variant_params
+from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test, variant_params
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]
@@ -224,7 +224,7 @@ def test_decimate_order(ftype, n, rng):
     (lambda x: dspk.upfirdn([1.0], x[:, :1], mode="reflect"), ValueError,
      "needs at least 2 samples"),
     (lambda x: dspk.upfirdn([1.0], x, cval=1j), TypeError, "cval must be a real number"),
-    (lambda x: dspk.upfirdn([1.0], x.astype(complex)), TypeError, "complex"),
+    (lambda x: dspk.upfirdn([1.0 + 1j], x), TypeError, "h must hold real numbers"),
     (lambda x: dspk.upfirdn([1.0], x, axis=2), ValueError, "axis=2 is out of range"),
     (lambda x: dspk.resample_poly(x, 0, 2), ValueError, "up must be an integer >= 1"),
     (lambda x: dspk.resample_poly(x, 2, 0), ValueError, "down must be an integer >= 1"),
@@ -257,3 +257,43 @@ def test_decimate_order(ftype, n, rng):
 def test_bad_input(call, error, match, rng):
     with pytest.raises(error, match=match):
         call(rng.standard_normal((2, 12)))
+
+
+H = signal.firwin(31, 0.3)
+#: Each resampling operation on a complex signal, by the module ``f`` (dspk or scipy.signal).
+COMPLEX_CALLS = {
+    "upfirdn": lambda f, x, axis: f.upfirdn(H, x, 3, 2, axis=axis),
+    "upfirdn-cval": lambda f, x, axis: f.upfirdn(H, x, 3, 2, axis=axis, cval=0.7),
+    "upfirdn-symmetric": lambda f, x, axis: f.upfirdn(H, x, 2, 3, axis=axis, mode="symmetric"),
+    "resample_poly": lambda f, x, axis: f.resample_poly(x, 3, 2, axis=axis),
+    "resample_poly-mean": lambda f, x, axis: f.resample_poly(x, 2, 5, axis=axis, padtype="mean"),
+    "resample_poly-cval": lambda f, x, axis: f.resample_poly(x, 2, 5, axis=axis, cval=1.5),
+    "decimate": lambda f, x, axis: f.decimate(x, 3, axis=axis),
+    "decimate-fir": lambda f, x, axis: f.decimate(x, 3, ftype="fir", axis=axis),
+    "decimate-causal": lambda f, x, axis: f.decimate(x, 2, axis=axis, zero_phase=False),
+}
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((600,), -1), ((3, 500), -1), ((401, 4), 0)])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("name", list(COMPLEX_CALLS))
+def test_complex_signals_as_scipy(runtime, dtype, shape, axis, order, name, rng):
+    """Complex signals resample as in scipy (complex128), in the complex dtype of their
+    precision: the real and imaginary parts one after the other, ``cval`` on the real
+    part only."""
+    open_backend(runtime)
+    x128 = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x = np.asarray(x128.astype(dtype), order=order)
+    with dspk.runtime.using(runtime):
+        got = COMPLEX_CALLS[name](dspk, x, axis)
+    assert got.dtype == dtype
+    assert rel_l2(got, COMPLEX_CALLS[name](signal, x128, axis)) <= TOLERANCE[
+        np.float32 if dtype == np.complex64 else np.float64]
+
+
+def test_ordering_padtypes_refuse_complex_signals():
+    with pytest.raises(ValueError, match="padtype='median'"):
+        dspk.resample_poly(np.ones(50, np.complex64), 2, 3, padtype="median")
