@@ -46,7 +46,7 @@ X = np.random.default_rng(0).standard_normal((3, 200))
     (lambda: dspk.convolve(X, X, method="fastest"), ValueError, "method='fastest'"),
     (lambda: dspk.convolve(X[0], np.array([])), ValueError, "in2 is empty"),
     (lambda: dspk.convolve(np.zeros((2, 3, 4)), np.zeros((1, 1, 2))), ValueError,
-     "1 or 2 dimensions"),
+     "one or two axes"),
     (lambda: dspk.convolve(np.zeros((5, 3)), np.zeros((3, 5)), mode="valid"), ValueError,
      "at least as large"),
     (lambda: dspk.fftconvolve(X, np.zeros((2, 5)), axes=1), ValueError, "incompatible shapes"),

@@ -6,7 +6,11 @@ sums such 1-D convolutions, one per row of ``in2`` along its shorter axis.
 
 Differences from scipy.signal, all deliberate:
 
-- Arrays of one or two dimensions are supported; more raise ValueError.
+- The convolution runs along one or two axes: arrays of more dimensions convolve
+  along ``axes`` (fftconvolve, oaconvolve) of at most two, the others are batches
+  (broadcast, as scipy does), one call per batch; ``convolve`` and ``correlate`` of
+  arrays of three or more dimensions raise ValueError.
+- Complex arrays are convolved from the real convolutions of their parts.
 - If either input is float32 the result is float32; scipy would promote a
   float32 signal convolved with float64 taps to float64.
 - Empty inputs raise ValueError; scipy returns an empty array.
@@ -61,16 +65,21 @@ def _prepare(in1, in2, mode, axes, runtime, function):
     if in1.ndim != in2.ndim:
         raise ValueError(f"in1 and in2 must have the same number of dimensions; "
                          f"got {in1.ndim} and {in2.ndim}")
-    if not 1 <= in1.ndim <= 2:
-        raise ValueError(f"dspk convolves arrays of 1 or 2 dimensions; got {in1.ndim}")
+    if in1.ndim == 0:
+        raise ValueError("in1 and in2 must have at least one dimension; got scalars")
     for name, v in (("in1", in1), ("in2", in2)):
         if v.size == 0:
             raise ValueError(f"{name} is empty (shape {tuple(v.shape)})")
     axes = _axes(axes, in1.ndim)
+    if len(axes) > 2:
+        raise ValueError(f"dspk convolves along one or two axes (the others are batches); "
+                         f"got {len(axes)} axes of arrays of {in1.ndim} dimensions")
     for i in set(range(in1.ndim)) - set(axes):
         if in1.shape[i] != in2.shape[i] and 1 not in (in1.shape[i], in2.shape[i]):
             raise ValueError(f"in1 and in2 have incompatible shapes {in1.shape} and "
                              f"{in2.shape} along axis {i}, which is not convolved")
+    if in1.ndim > 2:  # batches: each swaps, as one array of fewer dimensions would
+        return call, in1, in2, axes, False
     swapped = mode == "valid" and not all(in1.shape[i] >= in2.shape[i] for i in axes)
     if swapped:
         if not all(in2.shape[i] >= in1.shape[i] for i in axes):
@@ -130,12 +139,34 @@ def _crop(full, in1_shape, in2_shape, axes, mode):
     return full[tuple(index)]
 
 
+def _over_batches(convolve: Any, in1: Any, in2: Any, axes: list[int], mode: str) -> Any:
+    """``convolve`` (of arrays of the convolved ``axes`` only) of each pair of slices of
+    ``in1`` and ``in2`` along their other axes, broadcast as scipy broadcasts them; with
+    ``mode="same"`` cropped to ``in1``'s size along those axes too, centred, as scipy does."""
+    batch = [i for i in range(in1.ndim) if i not in axes]
+    shape = np.broadcast_shapes(*(tuple(v.shape[i] for i in batch) for v in (in1, in2)))
+    first = list(range(len(batch)))
+    a, b = (np.moveaxis(v, batch, first) for v in (in1, in2))
+    a = np.broadcast_to(a, shape + a.shape[len(batch):])
+    b = np.broadcast_to(b, shape + b.shape[len(batch):])
+    out = np.stack([convolve(a[index], b[index]) for index in np.ndindex(shape)])
+    out = out.reshape(shape + out.shape[1:])
+    if mode == "same":
+        out = out[tuple(slice((n - in1.shape[i]) // 2, (n - in1.shape[i]) // 2 + in1.shape[i])
+                        for n, i in zip(shape, batch))]
+    return np.moveaxis(out, first, batch)
+
+
 def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
     if complex_signals.is_complex(in1) or complex_signals.is_complex(in2):
         return complex_signals.products(
             lambda x, h: _convolve(function, x, h, mode, axes, method, runtime, integer_result,
                                    reverse), in1, in2, conjugate=reverse)
     call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime, function)
+    if in1.ndim > 2:
+        return call.give_back_from(_over_batches(
+            lambda x, h: _convolve(function, x, h, mode, None, method, runtime, integer_result,
+                                   reverse), in1, in2, axes, mode))
     dtype, result = _dtypes(in1, in2)
     full = tuple(s1 + s2 - 1 if i in axes else max(s1, s2)
                  for i, (s1, s2) in enumerate(zip(in1.shape, in2.shape)))
@@ -156,7 +187,7 @@ def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, r
 def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
     """Convolve two N-dimensional arrays.
 
-    As :func:`scipy.signal.convolve`, for arrays of one or two dimensions.
+    As :func:`scipy.signal.convolve`, for arrays of one or two dimensions, real or complex.
 
     Parameters
     ----------
@@ -184,7 +215,7 @@ def convolve(in1, in2, mode="full", method="auto", *, runtime=None):
 def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
     """Cross-correlate two N-dimensional arrays.
 
-    As :func:`scipy.signal.correlate`, for arrays of one or two dimensions.
+    As :func:`scipy.signal.correlate`, for arrays of one or two dimensions, real or complex.
 
     Parameters
     ----------
@@ -213,7 +244,7 @@ def correlate(in1, in2, mode="full", method="auto", *, runtime=None):
 def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     """Convolve two N-dimensional arrays using FFT.
 
-    As :func:`scipy.signal.fftconvolve`, for arrays of one or two dimensions:
+    As :func:`scipy.signal.fftconvolve`, along one or two axes (the others batches):
     the runtime's FFT kernels only.
 
     Parameters
@@ -242,7 +273,7 @@ def fftconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
 def oaconvolve(in1, in2, mode="full", axes=None, *, runtime=None):
     """Convolve two N-dimensional arrays using the overlap-add method.
 
-    As :func:`scipy.signal.oaconvolve`, for arrays of one or two dimensions:
+    As :func:`scipy.signal.oaconvolve`, along one or two axes (the others batches):
     the runtime's FFT kernels only, which split long signals into overlapping
     blocks as the tuner sees fit.
 

@@ -127,3 +127,26 @@ def test_complex_inputs_as_scipy(runtime, precision, complex_inputs, shape1, sha
     got = getattr(dspk, name)(in1, in2, mode=mode, runtime=runtime)
     assert got.dtype == np.result_type(precision, np.complex64)
     assert rel_l2(got, getattr(signal, name)(in1_128, in2_128, mode=mode)) <= TOLERANCE[precision]
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axes", [(0, 1), (0, 2), (1, 2), (2,), (-3,)])
+@pytest.mark.parametrize(("batch1", "batch2"), [(1, 3), (3, 1), (3, 3)])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["fftconvolve", "oaconvolve"])
+def test_batches_of_three_dimensional_arrays_as_scipy(runtime, dtype, axes, batch1, batch2,
+                                                      mode, name, rng):
+    """Arrays of three dimensions convolve along ``axes``; the other axis is a batch,
+    broadcast (and, for ``mode="same"``, cropped to ``in1``) as scipy does."""
+    open_backend(runtime)
+    shape1, shape2 = [batch1] * 3, [batch2] * 3
+    for axis, size1, size2 in zip(axes, (40, 6), (7, 4)):
+        shape1[axis], shape2[axis] = size1, size2
+    in1, in2 = rng.standard_normal(shape1), rng.standard_normal(shape2)
+    got = getattr(dspk, name)(in1.astype(dtype), in2.astype(dtype), mode=mode, axes=axes,
+                              runtime=runtime)
+    want = getattr(signal, name)(in1, in2, mode=mode, axes=axes)
+    assert got.shape == want.shape and got.dtype == dtype
+    assert rel_l2(got, want) <= TOLERANCE[dtype]
