@@ -127,5 +127,10 @@ def _stacked(array: Any, axis: int) -> Any:
 
 
 def _joined(parts: Any, axis: int) -> Any:
-    """The complex array whose real and imaginary parts are ``parts`` along ``axis``."""
-    return np.take(parts, 0, axis=axis) + 1j * np.take(parts, 1, axis=axis)
+    """The complex array whose real and imaginary parts are ``parts`` along ``axis``
+    (written into one new array: no temporaries)."""
+    before = (slice(None),) * axis
+    real, imaginary = parts[before + (0,)], parts[before + (1,)]
+    joined = np.empty_like(real, dtype=np.result_type(real.dtype, np.complex64))
+    joined.real, joined.imag = real, imaginary
+    return joined
