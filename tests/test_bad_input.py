@@ -7,6 +7,8 @@ import pytest
 from scipy import signal
 
 import dspk
+from dspk.testing import open_backend, variant_params
+from dspk.tuning.tuner import forced_variant
 
 SOS = signal.butter(3, [0.1, 0.3], "bandpass", output="sos")
 B, A = signal.butter(3, 0.2)
@@ -77,3 +79,16 @@ def test_section_poles_in_closed_form_are_numpys_roots():
         distance = np.abs(got[:, None] - want[None, :])
         assert got.shape == want.shape
         assert distance.min(axis=0).max() < 1e-7 and distance.min(axis=1).max() < 1e-7
+
+
+@pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
+def test_a_transfer_function_without_delays_is_a_gain(runtime, variant, rng):
+    """``lfilter([b0], [a0], x)``: a gain, without state, on every variant (as scipy)."""
+    open_backend(runtime)
+    x = rng.standard_normal((3, 50))
+    with forced_variant("lfilter", variant):
+        y, zf = dspk.lfilter([3.0], [2.0], x, zi=np.zeros((3, 0)), runtime=runtime)
+        along_0 = dspk.lfilter([3.0], [2.0], x.T, axis=0, runtime=runtime)
+    np.testing.assert_allclose(y, 1.5 * x, rtol=1e-12)
+    np.testing.assert_allclose(along_0, 1.5 * x.T, rtol=1e-12)
+    assert zf.shape == (3, 0)

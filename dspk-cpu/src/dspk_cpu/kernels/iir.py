@@ -488,6 +488,9 @@ def lfilter(b, a, x, axis, zi, threads):
         As in :func:`sosfilt`; ``zf`` shaped like ``zi``.
     """
     xc = _channels_first(x, axis)
+    if np.size(b) == 1:  # no delays: a gain (a[0] is 1), as scipy's lfilter([b0], [1], x)
+        y = _give_back(xc * x.dtype.type(np.ravel(b)[0]), x, axis)
+        return y, (None if zi is None else np.empty((xc.shape[0], 0), x.dtype))
     coef = _transfer(b, a, x.dtype)
     channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(x.dtype)
     n_blocks, _ = _blocks(channels, width, threads)
