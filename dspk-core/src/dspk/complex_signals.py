@@ -6,7 +6,9 @@ so its output for a complex signal ``x = u + iv`` (and a complex initial state
 for ``v`` (from ``q``). :func:`by_parts` stacks the two parts as one real signal
 with twice the channels, runs the operation once on every runtime's real
 kernels, and joins the halves of the result: complex64 in, complex64 out, as
-float32 in gives float32 out.
+float32 in gives float32 out. :func:`part_by_part` runs the parts one after
+the other (for operations with an affine term), :func:`products` a bilinear
+operation (a convolution) of two arrays from the products of their parts.
 
 Examples
 --------
@@ -35,7 +37,7 @@ def involved(x: Any, *states: Any) -> bool:
     >>> involved(np.zeros(3), None), involved(np.zeros(3), [1j])
     (False, True)
     """
-    return x.dtype.kind == "c" or any(s is not None and np.iscomplexobj(s) for s in states)
+    return any(v is not None and is_complex(v) for v in (x, *states))
 
 
 def is_complex(array: Any) -> bool:

@@ -59,7 +59,6 @@ import dask
 import dask.array as da
 import numpy as np
 from scipy import linalg
-from scipy import signal as scipy_signal
 
 from dspk import filtering, multichannel, validation
 from dspk.docstrings import shared
@@ -394,9 +393,7 @@ def _gust(design: OnePass, x: da.Array, irlen: int | None, dtype: np.dtype,
     delta = forward(backward(x), rest).astype(np.float64) - y_fb
     m = n if irlen is None or n <= 2 * irlen else irlen
     if m < n:  # the ends only: a small problem, solved as the one-shot solves it
-        o = filtering._state_responses(design.b, design.a, m)
-        system, correct = filtering.gust_matrices(
-            o, scipy_signal.lfilter(design.b, design.a, o[::-1], axis=0), ends=True)
+        system, correct = filtering.gust_system(design.b, design.a, m, ends=True)
         ends = da.concatenate([delta[:, :m], delta[:, n - m:]], axis=1)
         adjust = da.from_delayed(dask.delayed(_least_squares)(system, ends, correct),
                                  (len(x), 2 * m), np.float64)

@@ -385,6 +385,13 @@ def gust_matrices(o: Any, s: Any, ends: bool) -> tuple[Any, Any]:
     return join(s[::-1] - o, o[::-1] - s), join(s[::-1], o[::-1])
 
 
+def gust_system(b: np.ndarray, a: np.ndarray, length: int,
+                ends: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gust_matrices` of the filter ``(b, a)`` over ``length`` samples, on the host."""
+    o = _state_responses(b, a, length)
+    return gust_matrices(o, _scipy.lfilter(b, a, o[::-1], axis=0), ends)
+
+
 def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     """Zero-phase filtering with Gustafsson's (1996) initial states.
 
@@ -441,8 +448,7 @@ def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
     y_bf = forward(backward(signal))
     n = view.samples
     m = n if irlen is None or n <= 2 * irlen else irlen
-    o = _state_responses(b, a, m)
-    system, correct = gust_matrices(o, _scipy.lfilter(b, a, o[::-1], axis=0), ends=m < n)
+    system, correct = gust_system(b, a, m, ends=m < n)
     y = host(y_fb)
     if m == n:
         y += linalg.lstsq(system, (host(y_bf) - y).T)[0].T @ correct.T
