@@ -157,13 +157,15 @@ def _complex_case(sos: np.ndarray) -> Case:
 
     made = {}
 
-    def complex_of(x):
+    def complex_of(x, runtime=None):  # made on the host, then as the runtime's array
         key = (type(x), x.shape, str(x.dtype))
         if key not in made:
-            made[key] = (x + 1j * x[:, ::-1]).astype(np.result_type(x.dtype, np.complex64))
+            host = dspk.to_numpy(x)
+            both = (host + 1j * host[:, ::-1]).astype(np.result_type(host.dtype, np.complex64))
+            made[key] = both if type(x) is np.ndarray else dspk.asarray(both, runtime=runtime)
         return made[key]
 
-    return Case("sosfilt-complex", lambda x, r: dspk.sosfilt(sos, complex_of(x), runtime=r),
+    return Case("sosfilt-complex", lambda x, r: dspk.sosfilt(sos, complex_of(x, r), runtime=r),
                 lambda x: signal.sosfilt(sos, complex_of(x)))
 
 

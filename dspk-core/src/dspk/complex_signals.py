@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from dspk.arrays import to_numpy
+
 
 def involved(x: Any, *states: Any) -> bool:
     """Whether the signal ``x`` (an array) or any of ``states`` (array_like or None) is
@@ -81,8 +83,7 @@ def products(function: Callable[[Any, Any], Any], in1: Any, in2: Any,
 
 def _parts(array: Any) -> tuple[Any, Any]:
     """The real and imaginary parts of ``array``; None for the imaginary part of a real one."""
-    if isinstance(array, (list, tuple)):
-        array = np.asarray(array)
+    array = _readable(array)
     return (array.real, array.imag) if is_complex(array) else (array, None)
 
 
@@ -117,15 +118,24 @@ def part_by_part(function: Callable[[Any, bool], Any], x: Any) -> Any:
     >>> part_by_part(lambda v, real: v + (1.0 if real else 0.0), np.array([1 + 2j]))
     array([2.+2.j])
     """
+    x = _readable(x)
     return function(x.real, True) + 1j * function(x.imag, False)
 
 
 def _stacked(array: Any, axis: int) -> Any:
     """The real and imaginary parts of ``array`` (NumPy, CuPy or array_like) stacked along
     a new ``axis``, in the real precision."""
-    if isinstance(array, (list, tuple)):
-        array = np.asarray(array)
+    array = _readable(array)
     return np.stack([array.real, array.imag], axis=axis)
+
+
+def _readable(array: Any) -> Any:
+    """``array`` as one whose parts can be read: NumPy for a sequence, and a host copy of
+    a runtime's array that has no ``real`` (a wgpu array; the caller gives the result
+    back as its kind)."""
+    if isinstance(array, (list, tuple)) or not hasattr(array, "real"):
+        return to_numpy(array)
+    return array
 
 
 def _joined(parts: Any, axis: int) -> Any:

@@ -159,9 +159,10 @@ def _over_batches(convolve: Any, in1: Any, in2: Any, axes: list[int], mode: str)
 
 def _convolve(function, in1, in2, mode, axes, method, runtime, integer_result, reverse=False):
     if complex_signals.is_complex(in1) or complex_signals.is_complex(in2):
-        return complex_signals.products(
+        call, _ = Call.start(runtime, in1, "in1", function)
+        return call.give_back_from(complex_signals.products(
             lambda x, h: _convolve(function, x, h, mode, axes, method, runtime, integer_result,
-                                   reverse), in1, in2, conjugate=reverse)
+                                   reverse), in1, in2, conjugate=reverse))
     call, in1, in2, axes, swapped = _prepare(in1, in2, mode, axes, runtime, function)
     if in1.ndim > 2:
         return call.give_back_from(_over_batches(
