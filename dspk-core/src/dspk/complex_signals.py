@@ -10,6 +10,12 @@ float32 in gives float32 out. :func:`part_by_part` runs the parts one after
 the other (for operations with an affine term), :func:`products` a bilinear
 operation (a convolution) of two arrays from the products of their parts.
 
+An operation linear in its coefficients (an FIR filter's taps ``h``, the
+numerator ``b`` of a transfer function whose denominator is real) takes complex
+coefficients the same way: :func:`by_coefficient_parts` runs it with their real
+and with their imaginary parts. A denominator must hold real values
+(:func:`real_valued`): dividing by a complex polynomial mixes the parts.
+
 Examples
 --------
 >>> import numpy as np, scipy.signal, dspk
@@ -79,6 +85,52 @@ def products(function: Callable[[Any, Any], Any], in1: Any, in2: Any,
         real = real - function(b, d)
     imaginary = [function(u, v) for u, v in ((a, d), (b, c)) if u is not None and v is not None]
     return real + 1j * (imaginary[0] if len(imaginary) == 1 else imaginary[0] + imaginary[1])
+
+
+def real_valued(coefficients: Any, name: str) -> Any:
+    """``coefficients`` as real numbers: their real parts where their dtype is complex and
+    every imaginary part is zero; a TypeError naming ``name`` where one is not.
+
+    Examples
+    --------
+    >>> real_valued(np.array([1.0 + 0j, -0.5]), "a")
+    array([ 1. , -0.5])
+    """
+    if not is_complex(coefficients):
+        return coefficients
+    values = to_numpy(coefficients)
+    if np.any(values.imag != 0):
+        raise TypeError(f"{name} has complex values: dspk filters with real denominators and "
+                        "sections (complex numerators b and taps h, complex signals and states "
+                        "are taken)")
+    return values.real
+
+
+def by_coefficient_parts(function: Callable[[Any, Any], Any], coefficients: Any,
+                         zi: Any = None, give_back: Callable[[Any], Any] = lambda y: y) -> Any:
+    """``function(part, state)``, linear in its coefficients ``part`` and in its initial
+    state, for complex ``coefficients``: its result for their real parts (from ``zi``)
+    plus ``i`` times its result for their imaginary parts (from a zero state), through
+    ``give_back``; the pair ``(y, zf)`` joined the same way where ``zi`` is given.
+
+    Examples
+    --------
+    >>> by_coefficient_parts(lambda h, _: np.convolve(h, [1.0, 2.0]), np.array([1j, 1.0]))
+    array([0.+1.j, 1.+2.j, 2.+0.j])
+    """
+    values = to_numpy(coefficients)
+    if zi is None:
+        return give_back(_plus_i(function(values.real, None), function(values.imag, None)))
+    (y, zf), (y_imaginary, zf_imaginary) = (function(values.real, zi),
+                                            function(values.imag, np.zeros(np.shape(zi))))
+    return give_back(_plus_i(y, y_imaginary)), give_back(_plus_i(zf, zf_imaginary))
+
+
+def _plus_i(real: Any, imaginary: Any) -> Any:
+    """``real + 1j * imaginary`` for two results of a public function (any kind of array;
+    a runtime's array without arithmetic on the host, for the caller to give back)."""
+    real, imaginary = _readable(real), _readable(imaginary)
+    return real + 1j * imaginary
 
 
 def _parts(array: Any) -> tuple[Any, Any]:

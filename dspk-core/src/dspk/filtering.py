@@ -209,6 +209,11 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "lfilter")
         axis = validation.signal_axis(taken, axis)
+        if complex_signals.is_complex(b) or complex_signals.is_complex(a):  # complex results
+            a = complex_signals.real_valued(a, "a")
+            return complex_signals.by_coefficient_parts(
+                lambda part, state: lfilter(part, a, taken, axis, state, dtype=dtype,
+                                            runtime=runtime), b, zi, call.give_back_from)
         if complex_signals.involved(taken, zi):
             return complex_signals.by_parts(
                 lambda parts, state: lfilter(b, a, parts, axis + 1, state, dtype=dtype,
@@ -525,6 +530,9 @@ def lfilter_zi(b, a, *, runtime=None):
     if runtime is not None:
         validate_name(runtime)
     b_in, a_in = np.atleast_1d(to_numpy(b)), np.atleast_1d(to_numpy(a))
+    if complex_signals.is_complex(b_in) or complex_signals.is_complex(a_in):
+        a_in = complex_signals.real_valued(a_in, "a")
+        return complex_signals.by_coefficient_parts(lambda part, _: lfilter_zi(part, a_in), b_in)
     b, a = validation.ba_arrays(b_in, a_in)
     return _scipy.lfilter_zi(b, a).astype(_coefficient_dtype(b_in, a_in))
 

@@ -152,6 +152,10 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     """
     call, x = Call.start(runtime, x, "x", "upfirdn")
     axis = validation.signal_axis(x, axis)
+    if complex_signals.is_complex(h):  # (cval is filtered by both parts)
+        return complex_signals.by_coefficient_parts(
+            lambda part, _: upfirdn(part, x, up, down, axis, mode, cval, runtime=runtime), h,
+            give_back=call.give_back_from)
     if complex_signals.involved(x):  # (cval extends the real part)
         return call.give_back_from(complex_signals.part_by_part(
             lambda part, real: upfirdn(h, part, up, down, axis, mode, cval if real else 0,
@@ -314,6 +318,19 @@ def _spectral_window(call: Call, window: Any, samples: int) -> np.ndarray:
     return weights.astype(np.float64)
 
 
+def _even(weights: np.ndarray) -> bool:
+    """Whether two-sided spectral ``weights`` (in ``fftfreq`` order) weigh each frequency
+    ``f`` as ``-f``, within rounding.
+
+    Examples
+    --------
+    >>> _even(np.array([1.0, 0.5, 0.5])), _even(np.array([1.0, 0.5, 0.25]))
+    (True, False)
+    """
+    return bool(np.allclose(weights[1:], weights[:0:-1], rtol=0,
+                            atol=1e-12 * np.abs(weights).max()))
+
+
 def _spectral_weights(call: Call, window: Any, samples: int, num: int) -> np.ndarray:
     """What multiplies the first ``min(samples, num) // 2 + 1`` bins of the real FFT.
 
@@ -347,7 +364,9 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
     Parameters
     ----------
     x : array_like
-        The real signal, equidistant samples along ``axis``.
+        The signal, equidistant samples along ``axis``; a complex signal is
+        resampled as its real and imaginary parts, with a ``window`` even in
+        frequency only.
     num : int
         The number of samples of the resampled output signal.
     t : array_like, optional
@@ -387,16 +406,26 @@ def resample(x, num, t=None, axis=0, window=None, domain="time", *, runtime=None
         raise ValueError("domain='freq' (x holds a spectrum) is not supported: dspk resamples "
                          "real signals given in the time domain")
     axis = validation.signal_axis(x, axis)
-    dtype = validation.compute_dtype(x)
-    num = validation.integer(num, "num", minimum=1)
-    validation.output_fits("resample", x, dtype, validation.with_length(x.shape, axis, num))
     samples = x.shape[axis]
-    weights = _spectral_weights(call, window, samples, num)
-    view = Signal2D.of(x.astype(dtype, copy=False), axis)
-    problem = view.problem("resample", num=bucket(num))
-    y = call.run(problem, call.native(view.array), view.axis, num,
-                 call.native(weights.astype(dtype)))
-    y = call.give_back(view.restore(y))
+    if complex_signals.involved(x):
+        if window is not None and not _even(_spectral_window(call, window, samples)):
+            raise ValueError("window is not even in frequency (weight(f) != weight(-f), as a "
+                             "named window of an odd number of samples): its odd part would "
+                             "mix the real and imaginary parts of complex x, which dspk "
+                             "resamples apart; pass an even window or real x")
+        y = complex_signals.by_parts(
+            lambda parts, _: resample(parts, num, None, axis + 1, window, runtime=runtime), x,
+            give_back=call.give_back_from)
+    else:
+        dtype = validation.compute_dtype(x)
+        num = validation.integer(num, "num", minimum=1)
+        validation.output_fits("resample", x, dtype, validation.with_length(x.shape, axis, num))
+        weights = _spectral_weights(call, window, samples, num)
+        view = Signal2D.of(x.astype(dtype, copy=False), axis)
+        problem = view.problem("resample", num=bucket(num))
+        y = call.run(problem, call.native(view.array), view.axis, num,
+                     call.native(weights.astype(dtype)))
+        y = call.give_back(view.restore(y))
     if t is None:
         return y
     t = np.asarray(t)

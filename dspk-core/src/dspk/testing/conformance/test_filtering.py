@@ -217,6 +217,54 @@ def test_complex_signals_as_scipy(runtime, dtype, shape, axis, order, name, rng)
         assert rel_l2(got_part, want_part) <= tolerance
 
 
+#: Complex numerators over real denominators, as ``(b, a)``: a complex gain and a phase
+#: per tap over butter4's poles; a denominator of complex dtype holding real values; and
+#: ``a[0]`` not 1.
+COMPLEX_NUMERATORS = {
+    "complex-b": (BA_FILTERS["butter4"][0] * np.exp(0.7j) + 0.01j * np.arange(5),
+                  BA_FILTERS["butter4"][1]),
+    "complex-dtype-a": (BA_FILTERS["butter4"][0], BA_FILTERS["butter4"][1].astype(complex)),
+    "unnormalised": (np.array([0.5 - 0.25j, 0.5j]), np.array([2.0, -1.0 + 0j])),
+}
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((5, 1023), -1), ((701, 40), 0)])
+@pytest.mark.parametrize("with_state", [False, True])
+@pytest.mark.parametrize("name", list(COMPLEX_NUMERATORS))
+def test_complex_numerators_as_scipy(runtime, dtype, shape, axis, with_state, name, rng):
+    """``lfilter`` and ``lfilter_zi`` with complex numerators, as scipy (complex128): the
+    filter is linear in ``b``, so the real kernels run with its real and imaginary parts;
+    the result is complex in the signal's precision."""
+    open_backend(runtime)
+    b, a = COMPLEX_NUMERATORS[name]
+    x128 = rng.standard_normal(shape) + (1j * rng.standard_normal(shape)
+                                         if np.dtype(dtype).kind == "c" else 0)
+    x = x128.astype(dtype)
+    state_shape = list(shape)
+    state_shape[axis] = max(len(a), len(b)) - 1
+    zi = rng.standard_normal(state_shape) + 1j * rng.standard_normal(state_shape)
+    with dspk.runtime.using(runtime):
+        got = dspk.lfilter(b, a, x, axis=axis, zi=zi if with_state else None)
+    want = signal.lfilter(b, a, x128, axis=axis, zi=zi if with_state else None)
+    got, want = (got, want) if with_state else ((got,), (want,))
+    precision = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    for got_part, want_part in zip(got, want, strict=True):
+        assert got_part.dtype == np.result_type(precision, np.complex64)
+        assert rel_l2(got_part, want_part) <= TOLERANCE[precision]
+    np.testing.assert_allclose(dspk.lfilter_zi(b, a), signal.lfilter_zi(b, a), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_complex_denominators_are_refused_by_name():
+    with pytest.raises(TypeError, match="a has complex values"):
+        dspk.lfilter([1.0], [1.0, 0.5j], np.ones(8))
+    with pytest.raises(TypeError, match="a has complex values"):
+        dspk.lfilter_zi([1.0, 0.2], [1.0, 0.5j])
+
+
 @pytest.mark.parametrize("runtime", runtimes_under_test())
 def test_integer_input_is_filtered_in_float64(runtime, rng):
     open_backend(runtime)

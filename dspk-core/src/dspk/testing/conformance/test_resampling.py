@@ -224,7 +224,7 @@ def test_decimate_order(ftype, n, rng):
     (lambda x: dspk.upfirdn([1.0], x[:, :1], mode="reflect"), ValueError,
      "needs at least 2 samples"),
     (lambda x: dspk.upfirdn([1.0], x, cval=1j), TypeError, "cval must be a real number"),
-    (lambda x: dspk.upfirdn([1.0 + 1j], x), TypeError, "h must hold real numbers"),
+    (lambda x: dspk.upfirdn(np.array(["1.0"]), x), TypeError, "h must hold real numbers"),
     (lambda x: dspk.upfirdn([1.0], x, axis=2), ValueError, "axis=2 is out of range"),
     (lambda x: dspk.resample_poly(x, 0, 2), ValueError, "up must be an integer >= 1"),
     (lambda x: dspk.resample_poly(x, 2, 0), ValueError, "down must be an integer >= 1"),
@@ -241,7 +241,8 @@ def test_decimate_order(ftype, n, rng):
     (lambda x: dspk.resample(np.zeros((2, 0)), 4, axis=1), ValueError, "x is empty"),
     (lambda x: dspk.resample(x, 4, axis=1, domain="freq"), ValueError, "domain='freq'"),
     (lambda x: dspk.resample(x, 4, axis=1, domain="space"), ValueError, "domain='space'"),
-    (lambda x: dspk.resample(x + 1j, 4, axis=1), TypeError, "complex"),
+    (lambda x: dspk.resample(x[:, :11] + 1j, 4, axis=1, window="hann"), ValueError,
+     "window is not even in frequency"),
     (lambda x: dspk.resample(x, 4, axis=1, window=np.ones(5)), ValueError,
      r"one per frequency bin of x, shape \(12,\)"),
     (lambda x: dspk.resample(x, 4, axis=1, window=lambda f: f + 1j), ValueError,
@@ -271,6 +272,10 @@ COMPLEX_CALLS = {
     "decimate": lambda f, x, axis: f.decimate(x, 3, axis=axis),
     "decimate-fir": lambda f, x, axis: f.decimate(x, 3, ftype="fir", axis=axis),
     "decimate-causal": lambda f, x, axis: f.decimate(x, 2, axis=axis, zero_phase=False),
+    "resample-down": lambda f, x, axis: f.resample(x, 173, axis=axis),
+    "resample-up": lambda f, x, axis: f.resample(x, 1000, axis=axis),
+    "resample-window": lambda f, x, axis: f.resample(x, 250, axis=axis,
+                                                     window=lambda k: np.exp(-(4 * k) ** 2)),
 }
 
 
@@ -292,6 +297,27 @@ def test_complex_signals_as_scipy(runtime, dtype, shape, axis, order, name, rng)
     assert got.dtype == dtype
     assert rel_l2(got, COMPLEX_CALLS[name](signal, x128, axis)) <= TOLERANCE[
         np.float32 if dtype == np.complex64 else np.float64]
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((600,), -1), ((3, 500), -1), ((401, 4), 0)])
+@pytest.mark.parametrize(("up", "down", "mode"), [(1, 1, "constant"), (3, 2, "constant"),
+                                                  (2, 3, "symmetric")])
+def test_complex_taps_as_scipy(runtime, dtype, shape, axis, up, down, mode, rng):
+    """``upfirdn`` with complex taps, as scipy (complex128): linear in ``h``, it runs the
+    real kernels with the taps' real and imaginary parts (``cval`` filtered by both)."""
+    open_backend(runtime)
+    h = H * np.exp(1j * np.linspace(0, 3, H.size))
+    x128 = rng.standard_normal(shape) + (1j * rng.standard_normal(shape)
+                                         if np.dtype(dtype).kind == "c" else 0)
+    with dspk.runtime.using(runtime):
+        got = dspk.upfirdn(h, x128.astype(dtype), up, down, axis=axis, mode=mode, cval=0.5)
+    precision = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    assert got.dtype == np.result_type(precision, np.complex64)
+    assert rel_l2(got, signal.upfirdn(h, x128, up, down, axis=axis, mode=mode,
+                                      cval=0.5)) <= TOLERANCE[precision]
 
 
 def test_ordering_padtypes_refuse_complex_signals():
