@@ -104,12 +104,13 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "sosfilt")
         axis = validation.signal_axis(taken, axis)
-        if complex_signals.involved(taken, zi):
+        whole = complex_signals.is_complex(taken) and call.backend.takes_complex("sosfilt")
+        if complex_signals.involved(taken, zi) and not whole:
             return complex_signals.by_parts(
                 lambda parts, state: sosfilt(sos, parts, axis + 1, state, dtype=dtype,
                                              runtime=runtime),
                 taken, zi, state_axis=1, give_back=call.give_back_from)
-        dtype = validation.compute_dtype(taken, requested=dtype)
+        dtype = validation.compute_dtype(taken, allow_complex=whole, requested=dtype)
         sos = validation.sos_array(sos)
         validation.output_fits("sosfilt", taken, dtype)
         work = validation.working_dtype(dtype, sos[:, 3:])

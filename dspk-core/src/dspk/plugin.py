@@ -553,6 +553,21 @@ class Backend(abc.ABC):
         """
         return None
 
+    def takes_complex(self, op: str) -> bool:
+        """Whether ``op``'s kernels take complex signals: a complex64 or complex128 ``x``
+        (and ``zi``), its coefficients in ``x``'s dtype with zero imaginary parts, its
+        results complex. False by default: the core then filters the real and imaginary
+        parts as twice the channels (:mod:`dspk.complex_signals`), and only runtimes
+        whose kernels gain from reading complex data themselves say True (the core
+        asks it of ``"sosfilt"``).
+
+        Parameters
+        ----------
+        op : str
+            The operation's name, such as ``"sosfilt"``.
+        """
+        return False
+
     def computes(self, dtype: Any) -> bool:
         """Whether the kernels compute in ``dtype`` (float32 and float64, and complex64
         and complex128 for the FFTs, by default).

@@ -263,7 +263,8 @@ FLOAT32_POLE_DISTANCE = 0.05
 
 
 def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
-    """The dtype a filter runs in: float64 for float32 data when a pole is near ``z = 1``.
+    """The dtype a filter runs in: float64 for float32 data (complex128 for complex64) when
+    a pole is near ``z = 1``.
 
     Parameters
     ----------
@@ -279,11 +280,11 @@ def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
     >>> working_dtype(np.dtype("float32"), sos[:, 3:])
     dtype('float64')
     """
-    if dtype != np.float32:
+    if dtype not in (np.float32, np.complex64):
         return dtype
     rows = np.asarray(denominators, dtype=np.float64)
     near = _distance_to_one(rows.tobytes(), rows.shape) < FLOAT32_POLE_DISTANCE
-    return np.dtype("float64") if near else dtype
+    return np.promote_types(dtype, np.float64) if near else dtype
 
 
 @functools.lru_cache(maxsize=64)

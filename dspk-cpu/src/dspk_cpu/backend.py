@@ -78,6 +78,11 @@ class CpuBackend(Backend):
             return variants
         return [v for v in variants if not v.name.startswith("numba-")]
 
+    def takes_complex(self, op: str) -> bool:
+        """sosfilt's kernels filter complex signals (the numba one with the real and
+        imaginary parts of a channel in two lanes: nothing copied apart and joined)."""
+        return op == "sosfilt"
+
     def prepare_all(self, pairs, advance) -> None:
         """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into
         numba's cache, from which the tuning loads them; one by one on one thread."""

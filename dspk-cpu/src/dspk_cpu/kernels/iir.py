@@ -32,6 +32,11 @@ output, runs back through the scratch, then back through the output in place. Th
 memory is a scratch of ``padlen`` samples per block of a run: no padded copy of the
 signal.
 
+A complex signal's one-pass kernel is the same code with the real and imaginary parts of
+each channel as two adjacent lanes (:func:`_load_parts`, :func:`_store_parts`): complex64
+moves as 8-byte units through the float64 tile transposes, so that nothing is copied
+apart and joined again; complex128 goes sample by sample.
+
 Outputs from :data:`STREAM_FROM_BYTES` are stored with non-temporal hints
 (:func:`tiles.transpose_tile_stream`, :func:`tiles.copy_line_stream`) when their rows
 are aligned to cache lines: they are not read again by the kernel, and skipping the
@@ -122,6 +127,51 @@ def _store(work, y, c0, t0, m, time_major, stream):
 
 
 @njit
+def _lane_count(x):
+    """The lanes a (channels, samples) array takes: one per channel."""
+    return x.shape[0]
+
+
+@njit
+def _part_lanes(x):
+    """The lanes a complex (channels, samples) array takes: two per channel."""
+    return 2 * x.shape[0]
+
+
+@njit
+def _load_parts(x, l0, t0, m, work, time_major):
+    """``work[t, 2j + p]`` = part ``p`` (real, imaginary) of ``x[l0 // 2 + j, t0 + t]``, for
+    complex ``x``; lanes past the last channel are 0."""
+    c0 = l0 // 2
+    if x.itemsize == 8:  # complex64: pairs of float32 move as float64
+        _load(x.view(np.float64), c0, t0, m, work.view(np.float64), time_major)
+        return
+    width = work.shape[1]
+    nb = min(width // 2, x.shape[0] - c0)
+    for t in range(m):
+        for j in range(nb):
+            v = x[c0 + j, t0 + t]
+            work[t, 2 * j] = v.real
+            work[t, 2 * j + 1] = v.imag
+        for j in range(2 * nb, width):
+            work[t, j] = 0
+
+
+@njit
+def _store_parts(work, y, l0, t0, m, time_major, stream):
+    """The inverse of :func:`_load_parts` for the block's channels (``stream`` as
+    :func:`_store`; complex128 is stored sample by sample)."""
+    c0 = l0 // 2
+    if y.itemsize == 8:
+        _store(work.view(np.float64), y.view(np.float64), c0, t0, m, time_major, stream)
+        return
+    nb = min(work.shape[1] // 2, y.shape[0] - c0)
+    for t in range(m):
+        for j in range(nb):
+            y[c0 + j, t0 + t] = work[t, 2 * j] + 1j * work[t, 2 * j + 1]
+
+
+@njit
 def _extension(x, c0, i, j, left, padlen, padtype):
     """Sample ``i`` of the left or right extension of channel ``c0 + j`` (scipy's rules)."""
     n = x.shape[1]
@@ -172,12 +222,15 @@ def _kernels(kind, size, width):
 
     Returns
     -------
-    one_pass, zero_phase : numba dispatchers
+    one_pass, zero_phase, one_pass_parts : numba dispatchers
         ``one_pass(coef, x, y, state, threads, stream)`` filters every channel of the
         (channels, samples) array ``x`` into ``y``, starting from and leaving the state
         ``state[block, row, lane]``. ``zero_phase(coef, zi, x, y, padtype, padlen,
         threads, stream)`` writes the zero-phase result, ``zi[row]`` being the steady
         state per unit input.
+
+        ``one_pass_parts`` is ``one_pass`` for a complex ``x`` and ``y``, whose blocks hold
+        ``width // 2`` channels, the real and imaginary parts as adjacent lanes.
 
         ``coef`` is ``(sweeps * size, 6)`` sections for "sos", each sweep's state taking
         rows ``2 * size * sweep`` onwards; for "tf" it is ``(2, size + 1)``, ``b`` then
@@ -228,11 +281,11 @@ def _kernels(kind, size, width):
                 state[b, s * rows + r, j] = z[r, j]
 
     def one_pass(coef, x, y, state, threads, stream):
-        n_channels, n_samples = x.shape
+        n_samples = x.shape[1]
         time_major = is_time_major(x)
-        n_blocks, n_groups = _blocks_jit(n_channels, width, threads)
+        n_blocks, n_groups = _blocks_jit(_lane_count(x), width, threads)
         for g in prange(n_groups):
-            work = np.empty((CHUNK, width), x.dtype)
+            work = np.empty((CHUNK, width), state.dtype)  # real, for complex x too
             first, stop = g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups
             # Time-major: one block through all of time; else each chunk of samples
             # through all the group's blocks, reading whole rows.
@@ -317,18 +370,27 @@ def _kernels(kind, size, width):
     # both linked one kernel to the other's sweep (a 2-section filter run through 4,
     # NaN and a corrupted heap). The name says which sweep it is.
     sweep.__name__ = sweep.__qualname__ = f"sweep_{kind}{size}_lanes{width}"
-    return tuple(compiling.any_layout(njit(cache=True, parallel=True)(types.FunctionType(
-        kernel.__code__, {**globals(), "_sweep": njit(**options)(sweep)}, kernel.__name__,
-        None, kernel.__closure__)))
-        for kernel, options in ((one_pass, {"inline": "always"}), (zero_phase, {})))
+
+    def build(kernel, options, name=None, **replaced):
+        function = types.FunctionType(kernel.__code__, {
+            **globals(), "_sweep": njit(**options)(sweep), **replaced}, kernel.__name__, None,
+            kernel.__closure__)
+        if name:  # another kernel from the same code: its own name, and cache files
+            function.__name__, function.__qualname__ = name, f"_kernels.<locals>.{name}"
+        return compiling.any_layout(njit(cache=True, parallel=True)(function))
+
+    inline = {"inline": "always"}
+    return (build(one_pass, inline), build(zero_phase, {}),
+            build(one_pass, inline, "one_pass_parts", _load=_load_parts, _store=_store_parts,
+                  _lane_count=_part_lanes))
 
 
 def _channels_first(x, axis):
     """(channels, samples) view of ``x``, copied first only if neither axis has unit stride."""
     if x.ndim != 2:
         raise ValueError(f"x must be 2-D, got {x.ndim}-D")
-    if x.dtype not in (np.float32, np.float64):
-        raise TypeError(f"x must be float32 or float64, got {x.dtype}")
+    if x.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise TypeError(f"x must be float32, float64, complex64 or complex128, got {x.dtype}")
     if axis not in (0, 1):
         raise ValueError(f"axis must be 0 or 1, got {axis}")
     if x.itemsize not in (abs(x.strides[0]), abs(x.strides[1])) or min(x.strides) < 0:
@@ -426,6 +488,23 @@ def _channel_state(state, shape, channels, lead, tail):
     return np.ascontiguousarray(z[:lead, :channels, :tail])
 
 
+def _lanes_of_parts(z):
+    """A complex state ``z[lead, channel, tail]`` as a real one with twice the channels, the
+    real and imaginary parts of each as two adjacent ones (the lanes of
+    :func:`_load_parts`)."""
+    lead, channels, tail = z.shape
+    real = np.ascontiguousarray(z).view(np.finfo(z.dtype).dtype)
+    return real.reshape(lead, channels, tail, 2).transpose(0, 1, 3, 2).reshape(
+        lead, 2 * channels, tail)
+
+
+def _parts_joined(z, dtype):
+    """The inverse of :func:`_lanes_of_parts`: the complex state of ``dtype``."""
+    lead, lanes, tail = z.shape
+    pairs = z.reshape(lead, lanes // 2, 2, tail).transpose(0, 1, 3, 2)
+    return np.ascontiguousarray(pairs).view(dtype)[..., 0]
+
+
 def sosfilt(sos, x, axis, zi, threads):
     """Filter every channel of ``x`` with a cascade of second-order sections.
 
@@ -434,8 +513,9 @@ def sosfilt(sos, x, axis, zi, threads):
     Parameters
     ----------
     sos : ndarray, shape (n_sections, 6)
-        Normalised sections ``[b0, b1, b2, 1, a1, a2]``.
-    x : ndarray, 2-D, float32 or float64
+        Normalised sections ``[b0, b1, b2, 1, a1, a2]`` (for a complex ``x``, of its
+        dtype with zero imaginary parts).
+    x : ndarray, 2-D, float32, float64, complex64 or complex128
         Input signals, any memory layout.
     axis : {0, 1}
         The time axis.
@@ -452,20 +532,25 @@ def sosfilt(sos, x, axis, zi, threads):
         Final delays, shaped like ``zi``; None if ``zi`` is None.
     """
     xc = _channels_first(x, axis)
-    coef, group = _sections(sos, x.dtype)
+    parts = x.dtype.kind == "c"  # the real and imaginary parts as two lanes each
+    real = np.finfo(x.dtype).dtype
+    coef, group = _sections(np.real(sos), real)
     n_sections, (channels, _) = len(np.asarray(sos)), xc.shape
-    width = lanes(x.dtype)
-    n_blocks, _ = _blocks(channels, width, threads)
+    n_lanes, width = channels * (2 if parts else 1), lanes(real)
+    n_blocks, _ = _blocks(n_lanes, width, threads)
     if zi is None:
-        state = np.zeros((n_blocks, 2 * len(coef), width), x.dtype)
+        state = np.zeros((n_blocks, 2 * len(coef), width), real)
     else:  # state rows 2 * section + delay
-        state = _block_state(np.asarray(zi, x.dtype), (len(coef), 2), n_blocks, width)
+        z = np.asarray(zi, x.dtype)
+        state = _block_state(_lanes_of_parts(z) if parts else z, (len(coef), 2), n_blocks,
+                             width)
     yc, stream = _output(xc)
-    compiling.run(_kernels("sos", group, width)[0], coef, xc, yc, state, threads, stream)
+    compiling.run(_kernels("sos", group, width)[2 if parts else 0], coef, xc, yc, state,
+                  threads, stream)
     if zi is None:
         return _give_back(yc, x, axis), None
-    return _give_back(yc, x, axis), _channel_state(state, (len(coef), 2), channels,
-                                                   n_sections, 2)
+    zf = _channel_state(state, (len(coef), 2), n_lanes, n_sections, 2)
+    return _give_back(yc, x, axis), (_parts_joined(zf, x.dtype) if parts else zf)
 
 
 def lfilter(b, a, x, axis, zi, threads):

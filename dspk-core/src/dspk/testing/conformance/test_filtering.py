@@ -49,40 +49,51 @@ BA_FILTERS = {
 
 
 def make_signal(rng, shape, dtype, order):
-    x = rng.standard_normal(shape)
+    """A random signal of ``dtype`` (complex parts both random) and its float64 or complex128
+    reference."""
+    x = random_state(rng, shape, dtype)
     return np.asarray(x.astype(dtype), order=order), x
 
 
-def random_state(rng, shape):
-    return rng.standard_normal(shape)
+def random_state(rng, shape, dtype=np.float64):
+    """A random float64 state, complex128 for a complex ``dtype``."""
+    x = rng.standard_normal(shape)
+    return x + 1j * rng.standard_normal(shape) if np.dtype(dtype).kind == "c" else x
+
+
+def tolerance(dtype):
+    """The conformance tolerance of ``dtype``'s precision (complex64 as float32)."""
+    return TOLERANCE[np.float32 if dtype in (np.float32, np.complex64) else np.float64]
 
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfilt"))
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("with_zi", [False, True])
 @pytest.mark.parametrize("design", list(SOS_FILTERS))
 def test_sosfilt(runtime, variant, dtype, shape, axis, order, with_zi, design, rng):
+    """Every variant, real and complex signals (complex ones whole where the runtime's
+    kernels take them, else as their parts)."""
     open_backend(runtime)
     sos = SOS_FILTERS[design]
     x, x64 = make_signal(rng, shape, dtype, order)
     zi_shape = list(shape)
     zi_shape[axis] = 2
-    zi = random_state(rng, (len(sos), *zi_shape)) if with_zi else None
+    zi = random_state(rng, (len(sos), *zi_shape), dtype) if with_zi else None
     with forced_variant("sosfilt", variant):
         got = dspk.sosfilt(sos, x, axis=axis, zi=zi, runtime=runtime)
     if with_zi:
         want_y, want_zf = signal.sosfilt(sos, x64, axis=axis, zi=zi)
         got_y, got_zf = got
-        assert rel_l2(got_zf, want_zf) <= TOLERANCE[dtype]
+        assert rel_l2(got_zf, want_zf) <= tolerance(dtype)
         assert got_zf.dtype == dtype
     else:
         want_y, got_y = signal.sosfilt(sos, x64, axis=axis), got
     assert got_y.dtype == dtype
     assert isinstance(got_y, np.ndarray)
-    assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
+    assert rel_l2(got_y, want_y) <= tolerance(dtype)
 
 
 @pytest.mark.pairwise
