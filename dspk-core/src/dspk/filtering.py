@@ -215,12 +215,13 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
             return complex_signals.by_coefficient_parts(
                 lambda part, state: lfilter(part, a, taken, axis, state, dtype=dtype,
                                             runtime=runtime), b, zi, call.give_back_from)
-        if complex_signals.involved(taken, zi):
+        whole = complex_signals.is_complex(taken) and call.backend.takes_complex("lfilter")
+        if complex_signals.involved(taken, zi) and not whole:
             return complex_signals.by_parts(
                 lambda parts, state: lfilter(b, a, parts, axis + 1, state, dtype=dtype,
                                              runtime=runtime),
                 taken, zi, give_back=call.give_back_from)
-        dtype = validation.compute_dtype(taken, requested=dtype)
+        dtype = validation.compute_dtype(taken, allow_complex=whole, requested=dtype)
         b, a = validation.ba_arrays(b, a)
         validation.output_fits("lfilter", taken, dtype)
         work = validation.working_dtype(dtype, a[None, :])

@@ -559,7 +559,7 @@ class Backend(abc.ABC):
         results complex. False by default: the core then filters the real and imaginary
         parts as twice the channels (:mod:`dspk.complex_signals`), and only runtimes
         whose kernels gain from reading complex data themselves say True (the core
-        asks it of ``"sosfilt"``).
+        asks it of ``"sosfilt"`` and ``"lfilter"``).
 
         Parameters
         ----------

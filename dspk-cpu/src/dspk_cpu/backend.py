@@ -79,9 +79,10 @@ class CpuBackend(Backend):
         return [v for v in variants if not v.name.startswith("numba-")]
 
     def takes_complex(self, op: str) -> bool:
-        """sosfilt's kernels filter complex signals (the numba one with the real and
-        imaginary parts of a channel in two lanes: nothing copied apart and joined)."""
-        return op == "sosfilt"
+        """The one-pass filters' kernels filter complex signals (the numba ones with the
+        real and imaginary parts of a channel in two lanes: nothing copied apart and
+        joined)."""
+        return op in ("sosfilt", "lfilter")
 
     def prepare_all(self, pairs, advance) -> None:
         """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into

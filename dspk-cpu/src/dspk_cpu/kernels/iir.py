@@ -561,7 +561,8 @@ def lfilter(b, a, x, axis, zi, threads):
     Parameters
     ----------
     b, a : ndarray, shape (K,)
-        Coefficients of equal length, ``a[0] == 1``.
+        Coefficients of equal length, ``a[0] == 1`` (for a complex ``x``, of its dtype with
+        zero imaginary parts).
     x, axis, threads
         As in :func:`sosfilt`.
     zi : ndarray, shape (channels, K - 1), or None
@@ -576,18 +577,24 @@ def lfilter(b, a, x, axis, zi, threads):
     if np.size(b) == 1:  # no delays: a gain (a[0] is 1), as scipy's lfilter([b0], [1], x)
         y = _give_back(xc * x.dtype.type(np.ravel(b)[0]), x, axis)
         return y, (None if zi is None else np.empty((xc.shape[0], 0), x.dtype))
-    coef = _transfer(b, a, x.dtype)
-    channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(x.dtype)
-    n_blocks, _ = _blocks(channels, width, threads)
+    parts = x.dtype.kind == "c"  # the real and imaginary parts as two lanes each
+    real = np.finfo(x.dtype).dtype
+    coef = _transfer(np.real(b), np.real(a), real)
+    channels, order, width = xc.shape[0], coef.shape[1] - 1, lanes(real)
+    n_lanes = channels * (2 if parts else 1)
+    n_blocks, _ = _blocks(n_lanes, width, threads)
     if zi is None:
-        state = np.zeros((n_blocks, order, width), x.dtype)
+        state = np.zeros((n_blocks, order, width), real)
     else:
-        state = _block_state(np.asarray(zi, x.dtype)[None], (1, order), n_blocks, width)
+        z = np.asarray(zi, x.dtype)[None]
+        state = _block_state(_lanes_of_parts(z) if parts else z, (1, order), n_blocks, width)
     yc, stream = _output(xc)
-    compiling.run(_kernels("tf", order, width)[0], coef, xc, yc, state, threads, stream)
+    compiling.run(_kernels("tf", order, width)[2 if parts else 0], coef, xc, yc, state, threads,
+                  stream)
     if zi is None:
         return _give_back(yc, x, axis), None
-    return _give_back(yc, x, axis), _channel_state(state, (1, order), channels, 1, len(b) - 1)[0]
+    zf = _channel_state(state, (1, order), n_lanes, 1, len(b) - 1)
+    return _give_back(yc, x, axis), (_parts_joined(zf, x.dtype) if parts else zf)[0]
 
 
 def _zero_phase(kind, size, coef, zi, x, axis, padtype, padlen, threads):

@@ -98,28 +98,30 @@ def test_sosfilt(runtime, variant, dtype, shape, axis, order, with_zi, design, r
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("with_zi", [False, True])
 @pytest.mark.parametrize("design", list(BA_FILTERS))
 def test_lfilter(runtime, variant, dtype, shape, axis, order, with_zi, design, rng):
+    """Every variant, real and complex signals (as in :func:`test_sosfilt`)."""
     open_backend(runtime)
     b, a = BA_FILTERS[design]
     x, x64 = make_signal(rng, shape, dtype, order)
     zi_shape = list(shape)
     zi_shape[axis] = max(len(a), len(b)) - 1
-    zi = random_state(rng, zi_shape) if with_zi else None
+    zi = random_state(rng, zi_shape, dtype) if with_zi else None
     with forced_variant("lfilter", variant):
         got = dspk.lfilter(b, a, x, axis=axis, zi=zi, runtime=runtime)
     if with_zi:
         want_y, want_zf = signal.lfilter(b, a, x64, axis=axis, zi=zi)
         got_y, got_zf = got
-        assert rel_l2(got_zf, want_zf) <= TOLERANCE[dtype]
+        assert got_zf.dtype == dtype
+        assert rel_l2(got_zf, want_zf) <= tolerance(dtype)
     else:
         want_y, got_y = signal.lfilter(b, a, x64, axis=axis), got
     assert got_y.dtype == dtype
-    assert rel_l2(got_y, want_y) <= TOLERANCE[dtype]
+    assert rel_l2(got_y, want_y) <= tolerance(dtype)
 
 
 @pytest.mark.pairwise
@@ -162,7 +164,7 @@ def test_filtfilt(runtime, variant, dtype, shape, axis, order, padtype, padlen, 
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
 @pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((4, 300), 1), ((300, 3), 0)])
 @pytest.mark.parametrize("irlen", [None, 60])
 def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
@@ -173,7 +175,7 @@ def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
         got = dspk.filtfilt(b, a, x, axis=axis, method="gust", irlen=irlen, runtime=runtime)
     want = signal.filtfilt(b, a, x64, axis=axis, method="gust", irlen=irlen)
     assert got.dtype == dtype
-    assert rel_l2(got, want) <= TOLERANCE[dtype]
+    assert rel_l2(got, want) <= tolerance(dtype)
 
 
 #: Each filter on a complex signal, and with a complex state where it takes one, by the
