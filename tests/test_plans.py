@@ -30,11 +30,25 @@ def x():
 
 def test_a_repeat_call_runs_its_plan_and_gives_the_same_result(x):
     first = dspk.sosfilt(SOS, x, runtime="cpu")
-    plan = _plan("sosfilt", x, -1, True, None, "cpu", SOS)
+    plan = _plan("sosfilt", x, -1, True, False, None, "cpu", SOS)
     assert plan is not None
     again = dspk.sosfilt(SOS, x, runtime="cpu")
     np.testing.assert_array_equal(again, first)
     np.testing.assert_allclose(again, scipy.signal.sosfilt(SOS, x), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sosfilt", "lfilter"])
+def test_a_complex_state_after_real_ones_is_another_plan(x, name):
+    """A plan made with a real ``zi`` would cast a complex one to its real dtype (its
+    imaginary part lost): the state's kind is part of the key."""
+    coefficients, zi = ((SOS,), RNG.standard_normal((len(SOS), 6, 2))) if name == "sosfilt" \
+        else ((B, A), RNG.standard_normal((6, 3)))
+    for _ in range(2):
+        getattr(dspk, name)(*coefficients, x, zi=zi, runtime="cpu")
+    got, _ = getattr(dspk, name)(*coefficients, x, zi=zi + 1j, runtime="cpu")
+    want, _ = getattr(scipy.signal, name)(*coefficients, x, zi=zi + 1j)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("form", ["array", "list"])
@@ -74,29 +88,29 @@ def test_the_runtime_choice_is_read_again_on_every_call(x, monkeypatch):
     monkeypatch.delenv("DSPK_RUNTIME")
     with dspk.runtime.using("cpu"):
         dspk.sosfilt(SOS, x)
-        assert _plan("sosfilt", x, -1, True, None, None, SOS).call.backend.name == "cpu"
+        assert _plan("sosfilt", x, -1, True, False, None, None, SOS).call.backend.name == "cpu"
 
 
 def test_a_forced_variant_has_no_plan(x):
     dspk.sosfilt(SOS, x, runtime="cpu")
     with tuner.forced_variant("sosfilt", "scipy-one-thread"):
-        assert plans.key("sosfilt", x, -1, True, None, "cpu", SOS) is None
+        assert plans.key("sosfilt", x, -1, True, False, None, "cpu", SOS) is None
         np.testing.assert_allclose(dspk.sosfilt(SOS, x, runtime="cpu"),
                                    scipy.signal.sosfilt(SOS, x), rtol=1e-10, atol=1e-12)
 
 
 def test_forgotten_choices_are_forgotten_plans(x):
     dspk.sosfilt(SOS, x, runtime="cpu")
-    before = plans.key("sosfilt", x, -1, True, None, "cpu", SOS)
+    before = plans.key("sosfilt", x, -1, True, False, None, "cpu", SOS)
     tuner.forget()
-    assert plans.find(plans.key("sosfilt", x, -1, True, None, "cpu", SOS)) is None
-    assert plans.key("sosfilt", x, -1, True, None, "cpu", SOS) != before
+    assert plans.find(plans.key("sosfilt", x, -1, True, False, None, "cpu", SOS)) is None
+    assert plans.key("sosfilt", x, -1, True, False, None, "cpu", SOS) != before
 
 
 def test_a_kernel_not_ready_sends_the_call_back_to_the_tuner(x, monkeypatch):
     dspk.sosfilt(SOS, x, runtime="cpu")
     dspk.sosfilt(SOS, x, runtime="cpu")
-    plan = _plan("sosfilt", x, -1, True, None, "cpu", SOS)
+    plan = _plan("sosfilt", x, -1, True, False, None, "cpu", SOS)
     if plan._kernel is None:
         pytest.skip("the tuner has not settled this problem (tuning off or unfinished)")
 

@@ -87,6 +87,36 @@ def products(function: Callable[[Any, Any], Any], in1: Any, in2: Any,
     return real + 1j * (imaginary[0] if len(imaginary) == 1 else imaginary[0] + imaginary[1])
 
 
+def has_complex_values(coefficients: Any) -> bool:
+    """Whether ``coefficients`` (array_like) hold a number with a nonzero imaginary part.
+
+    Examples
+    --------
+    >>> has_complex_values([1.0, 0.5 + 0j]), has_complex_values(np.array([1.0, 0.5j]))
+    (False, True)
+    """
+    return is_complex(coefficients) and bool(np.any(to_numpy(coefficients).imag != 0))
+
+
+def complex_if(dtype: np.dtype, complex_result: bool) -> np.dtype:
+    """``dtype`` (a signal's computation dtype), made complex of its precision where
+    ``complex_result`` (complex coefficients or states).
+
+    Examples
+    --------
+    >>> complex_if(np.dtype("float32"), True)
+    dtype('complex64')
+    """
+    return np.result_type(dtype, np.complex64) if complex_result else dtype
+
+
+def kind_of(complex_coefficients: bool) -> dict[str, str]:
+    """The kernel problem's parameter that marks complex coefficients (none for real ones,
+    whose problems stay as they were): a runtime's variants that take complex signals
+    but filter with real coefficients say so by it (``Variant.supports``)."""
+    return {"coefficients": "complex"} if complex_coefficients else {}
+
+
 def real_valued(coefficients: Any, name: str) -> Any:
     """``coefficients`` as real numbers: their real parts where their dtype is complex and
     every imaginary part is zero; a TypeError naming ``name`` where one is not.
@@ -100,9 +130,10 @@ def real_valued(coefficients: Any, name: str) -> Any:
         return coefficients
     values = to_numpy(coefficients)
     if np.any(values.imag != 0):
-        raise TypeError(f"{name} has complex values: dspk filters with real denominators and "
-                        "sections (complex numerators b and taps h, complex signals and states "
-                        "are taken)")
+        raise TypeError(f"{name} has complex values: this runtime filters with real "
+                        "denominators and sections (complex numerators b and taps h, complex "
+                        "signals and states are taken; the cpu runtime's sosfilt and lfilter "
+                        "take complex ones)")
     return values.real
 
 

@@ -99,23 +99,28 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> y.dtype, bool(np.allclose(y, scipy.signal.sosfilt(sos, x), atol=1e-5))
     (dtype('float32'), True)
     """
-    plan_key = plans.key("sosfilt", x, axis, zi is None, dtype, runtime, sos)
+    plan_key = plans.key("sosfilt", x, axis, zi is None, complex_signals.is_complex(zi), dtype,
+                         runtime, sos)
     plan = plans.find(plan_key)
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "sosfilt")
         axis = validation.signal_axis(taken, axis)
-        whole = complex_signals.is_complex(taken) and call.backend.takes_complex("sosfilt")
-        if complex_signals.involved(taken, zi) and not whole:
+        takes = call.backend.takes_complex("sosfilt")
+        if complex_signals.involved(taken, zi) and not takes:
             return complex_signals.by_parts(
                 lambda parts, state: sosfilt(sos, parts, axis + 1, state, dtype=dtype,
                                              runtime=runtime),
                 taken, zi, state_axis=1, give_back=call.give_back_from)
-        dtype = validation.compute_dtype(taken, allow_complex=whole, requested=dtype)
-        sos = validation.sos_array(sos)
+        complex_sections = complex_signals.is_complex(sos)
+        dtype = complex_signals.complex_if(validation.compute_dtype(
+            taken, allow_complex=takes, requested=dtype),
+            complex_sections or complex_signals.is_complex(zi))
+        sos = validation.sos_array(sos, complex_values=takes)
         validation.output_fits("sosfilt", taken, dtype)
         work = validation.working_dtype(dtype, sos[:, 3:])
         cast = taken.astype(work, copy=False)  # the cast below is then no copy
-        problem = Signal2D.of(cast, axis).problem("sosfilt", sections=bucket(len(sos)))
+        problem = Signal2D.of(cast, axis).problem("sosfilt", sections=bucket(len(sos)),
+                                                  **complex_signals.kind_of(complex_sections))
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
             axis, dtype, work, call.native(sos.astype(work)))), taken is x)
         x = cast
@@ -205,28 +210,34 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> bool(np.allclose(dspk.lfilter(b, a, x), scipy.signal.lfilter(b, a, x)))
     True
     """
-    plan_key = plans.key("lfilter", x, axis, zi is None, dtype, runtime, b, a)
+    plan_key = plans.key("lfilter", x, axis, zi is None, complex_signals.is_complex(zi), dtype,
+                         runtime, b, a)
     plan = plans.find(plan_key)
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "lfilter")
         axis = validation.signal_axis(taken, axis)
-        if complex_signals.is_complex(b) or complex_signals.is_complex(a):  # complex results
+        takes = call.backend.takes_complex("lfilter")
+        complex_a = complex_signals.has_complex_values(a)
+        if (complex_signals.is_complex(b) or complex_signals.is_complex(a)) and not (
+                takes and complex_a):  # a complex numerator: by its parts (real kernels)
             a = complex_signals.real_valued(a, "a")
             return complex_signals.by_coefficient_parts(
                 lambda part, state: lfilter(part, a, taken, axis, state, dtype=dtype,
                                             runtime=runtime), b, zi, call.give_back_from)
-        whole = complex_signals.is_complex(taken) and call.backend.takes_complex("lfilter")
-        if complex_signals.involved(taken, zi) and not whole:
+        if complex_signals.involved(taken, zi) and not takes:
             return complex_signals.by_parts(
                 lambda parts, state: lfilter(b, a, parts, axis + 1, state, dtype=dtype,
                                              runtime=runtime),
                 taken, zi, give_back=call.give_back_from)
-        dtype = validation.compute_dtype(taken, allow_complex=whole, requested=dtype)
-        b, a = validation.ba_arrays(b, a)
+        dtype = complex_signals.complex_if(validation.compute_dtype(
+            taken, allow_complex=takes, requested=dtype),
+            complex_a or complex_signals.is_complex(zi))
+        b, a = validation.ba_arrays(b, a, complex_values=complex_a)
         validation.output_fits("lfilter", taken, dtype)
         work = validation.working_dtype(dtype, a[None, :])
         cast = taken.astype(work, copy=False)  # the cast below is then no copy
-        problem = Signal2D.of(cast, axis).problem("lfilter", order=bucket(len(a) - 1))
+        problem = Signal2D.of(cast, axis).problem("lfilter", order=bucket(len(a) - 1),
+                                                  **complex_signals.kind_of(complex_a))
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
             axis, dtype, work, call.native(b.astype(work)), call.native(a.astype(work)))),
             taken is x)
@@ -470,7 +481,7 @@ def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
 
 
 def _coefficient_dtype(*arrays: np.ndarray) -> np.dtype:
-    single = all(v.dtype == np.float32 for v in arrays)
+    single = all(v.dtype in (np.float32, np.complex64) for v in arrays)
     return np.dtype("float32") if single else np.dtype("float64")
 
 
@@ -532,9 +543,8 @@ def lfilter_zi(b, a, *, runtime=None):
     if runtime is not None:
         validate_name(runtime)
     b_in, a_in = np.atleast_1d(to_numpy(b)), np.atleast_1d(to_numpy(a))
-    if complex_signals.is_complex(b_in) or complex_signals.is_complex(a_in):
-        a_in = complex_signals.real_valued(a_in, "a")
-        return complex_signals.by_coefficient_parts(lambda part, _: lfilter_zi(part, a_in), b_in)
-    b, a = validation.ba_arrays(b_in, a_in)
-    return _scipy.lfilter_zi(b, a).astype(_coefficient_dtype(b_in, a_in))
+    complex_values = complex_signals.is_complex(b_in) or complex_signals.is_complex(a_in)
+    b, a = validation.ba_arrays(b_in, a_in, complex_values=complex_values)
+    return _scipy.lfilter_zi(b, a).astype(
+        complex_signals.complex_if(_coefficient_dtype(b_in, a_in), complex_values))
 

@@ -213,13 +213,19 @@ def poles(denominators: np.ndarray) -> np.ndarray:
     >>> np.abs(poles(np.array([[1.0, -1.0, 0.5], [1.0, -0.5, 0.0]]))).round(4)
     array([0.7071, 0.5   , 0.7071, 0.    ])
     """
-    rows = np.asarray(denominators, dtype=np.float64)
-    return _poles(rows.tobytes(), rows.shape)
+    rows = _rows(denominators)
+    return _poles(rows.tobytes(), rows.shape, rows.dtype)
+
+
+def _rows(denominators: Any) -> np.ndarray:
+    """Denominator rows in float64, or complex128 where they are complex."""
+    rows = np.asarray(denominators)
+    return rows.astype(np.complex128 if rows.dtype.kind == "c" else np.float64)
 
 
 @functools.lru_cache(maxsize=64)
-def _poles(data: bytes, shape: tuple[int, ...]) -> np.ndarray:
-    rows = np.frombuffer(data, dtype=np.float64).reshape(shape)
+def _poles(data: bytes, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    rows = np.frombuffer(data, dtype=dtype).reshape(shape)
     if rows.ndim == 2 and rows.shape[1] == 3:
         a0, a1, a2 = (rows[:, i].astype(np.complex128) for i in range(3))
         root = np.sqrt(a1 * a1 - 4 * a0 * a2)
@@ -282,19 +288,20 @@ def working_dtype(dtype: np.dtype, denominators: np.ndarray) -> np.dtype:
     """
     if dtype not in (np.float32, np.complex64):
         return dtype
-    rows = np.asarray(denominators, dtype=np.float64)
-    near = _distance_to_one(rows.tobytes(), rows.shape) < FLOAT32_POLE_DISTANCE
+    rows = _rows(denominators)
+    near = _distance_to_one(rows.tobytes(), rows.shape, rows.dtype) < FLOAT32_POLE_DISTANCE
     return np.promote_types(dtype, np.float64) if near else dtype
 
 
 @functools.lru_cache(maxsize=64)
-def _distance_to_one(data: bytes, shape: tuple[int, ...]) -> float:
+def _distance_to_one(data: bytes, shape: tuple[int, ...], dtype: np.dtype) -> float:
     """The distance of the nearest pole to ``z = 1`` (infinity when there is none)."""
-    return float(np.min(np.abs(1 - _poles(data, shape)), initial=np.inf))
+    return float(np.min(np.abs(1 - _poles(data, shape, dtype)), initial=np.inf))
 
 
-def sos_array(sos: Any) -> np.ndarray:
-    """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``.
+def sos_array(sos: Any, complex_values: bool = False) -> np.ndarray:
+    """Check second-order sections: shape (n_sections, 6), finite, stable, ``a0 == 1``, and
+    real unless ``complex_values``.
 
     Returns them as a read-only array, kept for the last coefficient arrays
     checked, so that a filter applied again costs a lookup.
@@ -307,7 +314,7 @@ def sos_array(sos: Any) -> np.ndarray:
     sos = np.atleast_2d(to_numpy(sos))
     if sos.ndim != 2 or sos.shape[1] != 6 or sos.shape[0] == 0:
         raise ValueError(f"sos must have shape (n_sections, 6); got {sos.shape}")
-    _real_coefficients(sos, "sos")
+    _real_coefficients(sos, "sos", complex_values)
     return _checked_sections(np.ascontiguousarray(sos).tobytes(), sos.shape, sos.dtype)
 
 
@@ -323,17 +330,21 @@ def _checked_sections(data: bytes, shape: tuple[int, int], dtype: np.dtype) -> n
     return sos
 
 
-def _real_coefficients(v: np.ndarray, name: str) -> None:
-    """A TypeError naming ``name`` unless ``v`` holds real numbers."""
-    if v.dtype.kind == "c":
-        raise TypeError(f"{name} has complex dtype {v.dtype}: dspk filters with real "
-                        "coefficients (complex signals and states are taken)")
-    if v.dtype.kind not in "biuf":
+def _real_coefficients(v: np.ndarray, name: str, complex_values: bool = False) -> None:
+    """A TypeError naming ``name`` unless ``v`` holds real numbers (or complex ones, with
+    ``complex_values``)."""
+    if v.dtype.kind == "c" and not complex_values:
+        raise TypeError(f"{name} has complex dtype {v.dtype}: this runtime filters with real "
+                        "coefficients (complex signals and states are taken, and complex "
+                        "numerators; the cpu runtime's sosfilt and lfilter take complex "
+                        "sections and denominators)")
+    if v.dtype.kind not in "biufc":
         raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
 
 
-def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Check a transfer function; return ``b``, ``a`` normalised to ``a[0] == 1``, one length.
+def ba_arrays(b: Any, a: Any, complex_values: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Check a transfer function, real unless ``complex_values``; return ``b``, ``a``
+    normalised to ``a[0] == 1``, one length.
 
     The results are read-only, kept for the last coefficient arrays checked.
 
@@ -346,7 +357,7 @@ def ba_arrays(b: Any, a: Any) -> tuple[np.ndarray, np.ndarray]:
     for name, v in (("b", b), ("a", a)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D sequence; got shape {v.shape}")
-        _real_coefficients(v, name)
+        _real_coefficients(v, name, complex_values)
     return _checked_ba(b.tobytes(), b.dtype, a.tobytes(), a.dtype)
 
 

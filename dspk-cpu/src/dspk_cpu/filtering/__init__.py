@@ -24,14 +24,20 @@ def _is_fft(problem: Problem) -> bool:
     return problem.param("method") in ("auto", "fft")
 
 
+def _real_coefficients(problem: Problem) -> bool:
+    """Whether the filter's coefficients are real (the numba kernels' lanes hold the parts
+    of complex signals, and multiply them by real coefficients only)."""
+    return problem.param("coefficients") != "complex"
+
+
 VARIANTS = {
     "sosfilt": [
-        Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA),
+        Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.sosfilt, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.sosfilt_one_thread, _SCIPY),
     ],
     "lfilter": [
-        Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA),
+        Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.lfilter, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.lfilter_one_thread, _SCIPY),
     ],

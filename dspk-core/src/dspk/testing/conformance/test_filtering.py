@@ -271,11 +271,56 @@ def test_complex_numerators_as_scipy(runtime, dtype, shape, axis, with_state, na
                                atol=1e-12)
 
 
-def test_complex_denominators_are_refused_by_name():
-    with pytest.raises(TypeError, match="a has complex values"):
-        dspk.lfilter([1.0], [1.0, 0.5j], np.ones(8))
-    with pytest.raises(TypeError, match="a has complex values"):
-        dspk.lfilter_zi([1.0, 0.2], [1.0, 0.5j])
+#: Butterworth low-pass poles and zeros turned by 0.6 rad: a complex band-pass, as
+#: ``(b, a)`` and as two complex sections.
+_ZEROS, _POLES, _GAIN = signal.butter(4, 0.1, output="zpk")
+_TURN = np.exp(0.6j)
+COMPLEX_BA = (_GAIN * np.poly(_ZEROS * _TURN), np.poly(_POLES * _TURN))
+COMPLEX_SOS = np.array([[*_GAIN * np.poly(_ZEROS[:2] * _TURN), *np.poly(_POLES[:2] * _TURN)],
+                        [*np.poly(_ZEROS[2:] * _TURN), *np.poly(_POLES[2:] * _TURN)]])
+
+
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((700,), -1), ((5, 1023), -1), ((301, 6), 0)])
+@pytest.mark.parametrize("with_zi", [False, True])
+@pytest.mark.parametrize("form", ["ba", "sos"])
+def test_complex_denominators_as_scipy(runtime, dtype, shape, axis, with_zi, form, rng):
+    """A complex band-pass (complex poles) through ``lfilter`` and ``sosfilt``: as scipy on
+    a runtime whose kernels take complex coefficients (``Backend.takes_complex`` and a
+    variant that supports them), elsewhere a TypeError naming the coefficients."""
+    backend = open_backend(runtime)
+    x, x128 = make_signal(rng, shape, dtype, "C")
+    state_shape = list(shape)
+    state_shape[axis] = 4 if form == "ba" else 2
+    if form == "sos":
+        state_shape = [2, *state_shape]
+    zi = random_state(rng, state_shape, np.complex128) if with_zi else None
+
+    def call(f, signal_):
+        if form == "ba":
+            return f.lfilter(*COMPLEX_BA, signal_, axis=axis, zi=zi)
+        return f.sosfilt(COMPLEX_SOS, signal_, axis=axis, zi=zi)
+
+    if not backend.takes_complex("lfilter" if form == "ba" else "sosfilt"):
+        with pytest.raises(TypeError, match="a has complex values" if form == "ba"
+                           else "sos has complex dtype"), dspk.runtime.using(runtime):
+            call(dspk, x)
+        return
+    with dspk.runtime.using(runtime):
+        got = call(dspk, x)
+    want = call(signal, x128)
+    got, want = (got, want) if with_zi else ((got,), (want,))
+    for got_part, want_part in zip(got, want, strict=True):
+        assert got_part.dtype == np.result_type(dtype, np.complex64)
+        assert rel_l2(got_part, want_part) <= tolerance(dtype)
+
+
+def test_lfilter_zi_of_complex_coefficients_as_scipy():
+    np.testing.assert_allclose(dspk.lfilter_zi(*COMPLEX_BA), signal.lfilter_zi(*COMPLEX_BA),
+                               rtol=1e-12)
+    assert dspk.lfilter_zi(*(v.astype(np.complex64) for v in COMPLEX_BA)).dtype == np.complex64
 
 
 @pytest.mark.parametrize("runtime", runtimes_under_test())
