@@ -16,6 +16,11 @@ from dspk.testing import TOLERANCE, open_backend, rel_l2, runtimes_under_test, v
 from dspk.tuning.tuner import forced_variant
 
 DTYPES = [np.float32, np.float64]
+#: Complex signals through every variant and filter design: in the exhaustive run only (each
+#: design builds its own complex kernels, seconds each); the default run filters complex
+#: signals in the tests named for them.
+COMPLEX_DTYPES = [pytest.param(dtype, marks=pytest.mark.exhaustive)
+                  for dtype in (np.complex64, np.complex128)]
 
 # (shape, axis): 1-D, one channel, few channels with prime and odd lengths,
 # samples x channels (axis 0; 40 channels: whole and partial cache lines of channels),
@@ -68,7 +73,7 @@ def tolerance(dtype):
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("sosfilt"))
-@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
+@pytest.mark.parametrize("dtype", [*DTYPES, *COMPLEX_DTYPES])
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("with_zi", [False, True])
@@ -98,7 +103,7 @@ def test_sosfilt(runtime, variant, dtype, shape, axis, order, with_zi, design, r
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
-@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
+@pytest.mark.parametrize("dtype", [*DTYPES, *COMPLEX_DTYPES])
 @pytest.mark.parametrize(("shape", "axis"), SIGNALS)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("with_zi", [False, True])
@@ -164,7 +169,7 @@ def test_filtfilt(runtime, variant, dtype, shape, axis, order, padtype, padlen, 
 
 @pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("lfilter"))
-@pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
+@pytest.mark.parametrize("dtype", [*DTYPES, *COMPLEX_DTYPES])
 @pytest.mark.parametrize(("shape", "axis"), [((1000,), -1), ((4, 300), 1), ((300, 3), 0)])
 @pytest.mark.parametrize("irlen", [None, 60])
 def test_filtfilt_gust(runtime, variant, dtype, shape, axis, irlen, rng):
