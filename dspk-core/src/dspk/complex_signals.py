@@ -160,13 +160,13 @@ def by_coefficient_parts(function: Callable[[Any, Any], Any], coefficients: Any,
 def _plus_i(real: Any, imaginary: Any) -> Any:
     """``real + 1j * imaginary`` for two results of a public function (any kind of array;
     a runtime's array without arithmetic on the host, for the caller to give back)."""
-    real, imaginary = _readable(real), _readable(imaginary)
+    real, imaginary = readable(real), readable(imaginary)
     return real + 1j * imaginary
 
 
 def _parts(array: Any) -> tuple[Any, Any]:
     """The real and imaginary parts of ``array``; None for the imaginary part of a real one."""
-    array = _readable(array)
+    array = readable(array)
     return (array.real, array.imag) if is_complex(array) else (array, None)
 
 
@@ -201,18 +201,18 @@ def part_by_part(function: Callable[[Any, bool], Any], x: Any) -> Any:
     >>> part_by_part(lambda v, real: v + (1.0 if real else 0.0), np.array([1 + 2j]))
     array([2.+2.j])
     """
-    x = _readable(x)
+    x = readable(x)
     return function(x.real, True) + 1j * function(x.imag, False)
 
 
 def _stacked(array: Any, axis: int) -> Any:
     """The real and imaginary parts of ``array`` (NumPy, CuPy or array_like) stacked along
     a new ``axis``, in the real precision."""
-    array = _readable(array)
+    array = readable(array)
     return np.stack([array.real, array.imag], axis=axis)
 
 
-def _readable(array: Any) -> Any:
+def readable(array: Any) -> Any:
     """``array`` as one whose parts can be read: NumPy for a sequence, and a host copy of
     a runtime's array that has no ``real`` (a wgpu array; the caller gives the result
     back as its kind)."""

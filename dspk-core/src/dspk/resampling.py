@@ -172,13 +172,49 @@ def upfirdn(h, x, up=1, down=1, axis=-1, mode="constant", cval=0, *, runtime=Non
     return call.give_back(view.restore(y))
 
 
+def _orderless(padtype: Any) -> None:
+    """Refuse, for complex signals, the padtypes that order samples."""
+    if padtype in ("median", "maximum", "minimum"):
+        raise ValueError(f"padtype={padtype!r} orders the samples, which complex x lack "
+                         "an order for; use 'constant', 'mean' or a reflecting padtype")
+
+
+def _is_array(window: Any) -> bool:
+    """Whether resample_poly's ``window`` gives the taps themselves (an array of any
+    library, or a list), not a window to design them with."""
+    return isinstance(window, list) or hasattr(window, "shape")
+
+
+def _complex_window(call: Call, x: Any, up: int, down: int, axis: int, window: Any,
+                    padtype: Any, cval: Any, runtime: Any) -> Any:
+    """resample_poly with complex taps: linear in them, it runs with their real and
+    imaginary parts. A background padtype's background is added once, to the sum:
+    scipy subtracts it, filters with zeros beyond the ends, and adds it back."""
+    if padtype not in _BACKGROUNDS:
+        return complex_signals.by_coefficient_parts(
+            lambda part, _: resample_poly(x, up, down, axis, part, padtype, cval,
+                                          runtime=runtime), window,
+            give_back=call.give_back_from)
+    if cval is not None:
+        raise ValueError(f"cval={cval!r} has no effect with padtype={padtype!r}; "
+                         "it applies to padtype='constant' only")
+    host = call.backend.to_numpy(x) if call.backend.is_native(x) else complex_signals.readable(x)
+    if complex_signals.is_complex(host):
+        _orderless(padtype)
+    background = _BACKGROUNDS[padtype](host, axis)
+    centred = complex_signals.by_coefficient_parts(
+        lambda part, _: resample_poly(host - background, up, down, axis, part, "constant",
+                                      runtime=runtime), window)
+    return call.give_back_from(centred + background)
+
+
 def antialiasing_taps(call: Call, window: Any, up: int, down: int) -> tuple[np.ndarray, int]:
     """resample_poly's filter before scaling and padding, and its half length.
 
     A window named by a string or tuple gives a design kept for the last
     :data:`_DESIGNS_KEPT` ones (``firwin`` costs about 40 us a call).
     """
-    if isinstance(window, list) or hasattr(window, "shape"):  # an array of any library
+    if _is_array(window):
         taps = _taps(call, window, "window")
         return taps.astype(np.float64), (taps.size - 1) // 2
     rate = max(up, down)
@@ -258,10 +294,10 @@ def resample_poly(x, up, down, axis=0, window=("kaiser", 5.0), padtype="constant
     """
     call, x = Call.start(runtime, x, "x", "resample_poly")
     axis = validation.signal_axis(x, axis)
+    if _is_array(window) and complex_signals.is_complex(window):
+        return _complex_window(call, x, up, down, axis, window, padtype, cval, runtime)
     if complex_signals.involved(x):
-        if padtype in ("median", "maximum", "minimum"):
-            raise ValueError(f"padtype={padtype!r} orders the samples, which complex x lack "
-                             "an order for; use 'constant', 'mean' or a reflecting padtype")
+        _orderless(padtype)
         return call.give_back_from(complex_signals.part_by_part(
             lambda part, real: resample_poly(part, up, down, axis, window, padtype,
                                              cval if real or cval is None else 0,

@@ -320,6 +320,28 @@ def test_complex_taps_as_scipy(runtime, dtype, shape, axis, up, down, mode, rng)
                                       cval=0.5)) <= TOLERANCE[precision]
 
 
+@pytest.mark.pairwise
+@pytest.mark.parametrize("runtime", runtimes_under_test())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize(("shape", "axis"), [((600,), -1), ((3, 500), -1), ((401, 4), 0)])
+@pytest.mark.parametrize(("padtype", "cval"), [("constant", None), ("constant", 0.5),
+                                               ("mean", None), ("line", None)])
+def test_complex_window_as_scipy(runtime, dtype, shape, axis, padtype, cval, rng):
+    """``resample_poly`` with complex taps, as scipy (complex128): by their parts, and a
+    background padtype's background added once."""
+    open_backend(runtime)
+    window = signal.firwin(41, 0.3) * np.exp(1j * np.linspace(0, 2, 41))
+    x128 = rng.standard_normal(shape) + (1j * rng.standard_normal(shape)
+                                         if np.dtype(dtype).kind == "c" else 0)
+    with dspk.runtime.using(runtime):
+        got = dspk.resample_poly(x128.astype(dtype), 3, 2, axis=axis, window=window,
+                                 padtype=padtype, cval=cval)
+    precision = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    assert got.dtype == np.result_type(precision, np.complex64)
+    assert rel_l2(got, signal.resample_poly(x128, 3, 2, axis=axis, window=window,
+                                            padtype=padtype, cval=cval)) <= TOLERANCE[precision]
+
+
 def test_ordering_padtypes_refuse_complex_signals():
     with pytest.raises(ValueError, match="padtype='median'"):
         dspk.resample_poly(np.ones(50, np.complex64), 2, 3, padtype="median")
