@@ -99,8 +99,8 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> y.dtype, bool(np.allclose(y, scipy.signal.sosfilt(sos, x), atol=1e-5))
     (dtype('float32'), True)
     """
-    plan_key = plans.key("sosfilt", x, axis, zi is None, complex_signals.is_complex(zi), dtype,
-                         runtime, sos)
+    plan_key = plans.key("sosfilt", x, axis, zi is None,
+                         zi is not None and complex_signals.is_complex(zi), dtype, runtime, sos)
     plan = plans.find(plan_key)
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "sosfilt")
@@ -210,8 +210,8 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     >>> bool(np.allclose(dspk.lfilter(b, a, x), scipy.signal.lfilter(b, a, x)))
     True
     """
-    plan_key = plans.key("lfilter", x, axis, zi is None, complex_signals.is_complex(zi), dtype,
-                         runtime, b, a)
+    plan_key = plans.key("lfilter", x, axis, zi is None,
+                         zi is not None and complex_signals.is_complex(zi), dtype, runtime, b, a)
     plan = plans.find(plan_key)
     if plan is None:
         call, taken = Call.start(runtime, x, "x", "lfilter")
