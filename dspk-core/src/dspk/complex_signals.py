@@ -13,8 +13,11 @@ operation (a convolution) of two arrays from the products of their parts.
 An operation linear in its coefficients (an FIR filter's taps ``h``, the
 numerator ``b`` of a transfer function whose denominator is real) takes complex
 coefficients the same way: :func:`by_coefficient_parts` runs it with their real
-and with their imaginary parts. A denominator must hold real values
-(:func:`real_valued`): dividing by a complex polynomial mixes the parts.
+and with their imaginary parts. Dividing by a complex denominator mixes the
+parts: a runtime filters with one only where its kernels take complex data
+(``Backend.takes_complex``) and a variant supports complex coefficients (the
+problem's parameter of :func:`kind_of`); elsewhere a denominator must hold real
+values (:func:`real_valued`).
 
 Examples
 --------
