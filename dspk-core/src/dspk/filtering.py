@@ -293,19 +293,23 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, dtype=None, runt
     """
     call, x = Call.start(runtime, x, "x", "sosfiltfilt")
     axis = validation.signal_axis(x, axis)
-    if complex_signals.involved(x):
+    complex_sections = complex_signals.is_complex(sos)  # else complex x is faster by parts
+    if complex_signals.involved(x) and not complex_sections:
         return complex_signals.by_parts(
             lambda parts, _: sosfiltfilt(sos, parts, axis + 1, padtype, padlen, dtype=dtype,
                                          runtime=runtime), x, give_back=call.give_back_from)
-    dtype = validation.compute_dtype(x, requested=dtype)
-    sos = validation.sos_array(sos)
+    dtype = complex_signals.complex_if(validation.compute_dtype(
+        x, allow_complex=complex_sections, requested=dtype), complex_sections)
+    sos = validation.sos_array(sos, complex_values=complex_sections and
+                               call.backend.takes_complex("sosfiltfilt"))
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
     padlen = _padlen(padtype, padlen, int(ntaps), x.shape[axis])
     validation.output_fits("sosfiltfilt", x, dtype)
     work = validation.working_dtype(dtype, sos[:, 3:])
     zi = _steady_state("sos", work, sos)
     view = Signal2D.of(x.astype(work, copy=False), axis)
-    problem = view.problem("sosfiltfilt", sections=bucket(len(sos)))
+    problem = view.problem("sosfiltfilt", sections=bucket(len(sos)),
+                           **complex_signals.kind_of(complex_sections))
     y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis,
                  padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
@@ -364,18 +368,22 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
         return _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime)
     call, x = Call.start(runtime, x, "x", "filtfilt")
     axis = validation.signal_axis(x, axis)
-    if complex_signals.involved(x):
+    complex_ba = complex_signals.is_complex(b) or complex_signals.is_complex(a)
+    if complex_signals.involved(x) and not complex_ba:  # faster by parts
         return complex_signals.by_parts(
             lambda parts, _: filtfilt(b, a, parts, axis + 1, padtype, padlen, dtype=dtype,
                                       runtime=runtime), x, give_back=call.give_back_from)
-    dtype = validation.compute_dtype(x, requested=dtype)
-    b, a = validation.ba_arrays(b, a)
+    dtype = complex_signals.complex_if(validation.compute_dtype(
+        x, allow_complex=complex_ba, requested=dtype), complex_ba)
+    b, a = validation.ba_arrays(b, a, complex_values=complex_ba and
+                                call.backend.takes_complex("filtfilt"))
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
     validation.output_fits("filtfilt", x, dtype)
     work = validation.working_dtype(dtype, a[None, :])
     zi = _steady_state("ba", work, b, a)
     view = Signal2D.of(x.astype(work, copy=False), axis)
-    problem = view.problem("filtfilt", order=bucket(len(a) - 1))
+    problem = view.problem("filtfilt", order=bucket(len(a) - 1),
+                           **complex_signals.kind_of(complex_ba))
     y = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
                  call.native(view.array), view.axis, padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))

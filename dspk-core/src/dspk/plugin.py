@@ -559,7 +559,10 @@ class Backend(abc.ABC):
         results complex. False by default: the core then filters the real and imaginary
         parts as twice the channels (:mod:`dspk.complex_signals`), and only runtimes
         whose kernels gain from reading complex data themselves say True (the core
-        asks it of ``"sosfilt"`` and ``"lfilter"``).
+        asks it of ``"sosfilt"`` and ``"lfilter"``, and of ``"sosfiltfilt"`` and
+        ``"filtfilt"`` for complex coefficients only: a complex signal with real ones is
+        filtered by its parts). A variant that cannot multiply by complex coefficients
+        refuses the problems marked ``coefficients="complex"`` (``Variant.supports``).
 
         Parameters
         ----------

@@ -79,10 +79,11 @@ class CpuBackend(Backend):
         return [v for v in variants if not v.name.startswith("numba-")]
 
     def takes_complex(self, op: str) -> bool:
-        """The one-pass filters' kernels filter complex signals (the numba ones with the
-        real and imaginary parts of a channel in two lanes: nothing copied apart and
-        joined)."""
-        return op in ("sosfilt", "lfilter")
+        """The filters' kernels filter complex signals: the one-pass numba ones with the
+        real and imaginary parts of a channel in two lanes (nothing copied apart and
+        joined), scipy's with complex coefficients too, the zero-phase ones (the core
+        passes them complex data only with complex coefficients)."""
+        return op in ("sosfilt", "lfilter", "sosfiltfilt", "filtfilt")
 
     def prepare_all(self, pairs, advance) -> None:
         """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into

@@ -25,8 +25,9 @@ def _is_fft(problem: Problem) -> bool:
 
 
 def _real_coefficients(problem: Problem) -> bool:
-    """Whether the filter's coefficients are real (the numba kernels' lanes hold the parts
-    of complex signals, and multiply them by real coefficients only)."""
+    """Whether the filter's coefficients are real: the numba kernels multiply by real
+    coefficients only (the one-pass ones' lanes hold the parts of complex signals; the
+    zero-phase ones meet complex data only with complex coefficients)."""
     return problem.param("coefficients") != "complex"
 
 
@@ -42,12 +43,12 @@ VARIANTS = {
         Variant("scipy-one-thread", scipy_kernels.lfilter_one_thread, _SCIPY),
     ],
     "sosfiltfilt": [
-        Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA),
+        Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.sosfiltfilt, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.sosfiltfilt_one_thread, _SCIPY),
     ],
     "filtfilt": [
-        Variant("numba-channel-blocks", numba_kernels.filtfilt, _NUMBA),
+        Variant("numba-channel-blocks", numba_kernels.filtfilt, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.filtfilt, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.filtfilt_one_thread, _SCIPY),
     ],

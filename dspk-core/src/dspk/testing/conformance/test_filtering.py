@@ -289,28 +289,33 @@ COMPLEX_SOS = np.array([[*_GAIN * np.poly(_ZEROS[:2] * _TURN), *np.poly(_POLES[:
 @pytest.mark.parametrize("runtime", runtimes_under_test())
 @pytest.mark.parametrize("dtype", [*DTYPES, np.complex64, np.complex128])
 @pytest.mark.parametrize(("shape", "axis"), [((700,), -1), ((5, 1023), -1), ((301, 6), 0)])
-@pytest.mark.parametrize("with_zi", [False, True])
-@pytest.mark.parametrize("form", ["ba", "sos"])
-def test_complex_denominators_as_scipy(runtime, dtype, shape, axis, with_zi, form, rng):
-    """A complex band-pass (complex poles) through ``lfilter`` and ``sosfilt``: as scipy on
-    a runtime whose kernels take complex coefficients (``Backend.takes_complex`` and a
-    variant that supports them), elsewhere a TypeError naming the coefficients."""
+@pytest.mark.parametrize(("op", "with_zi"), [("lfilter", False), ("lfilter", True),
+                                             ("sosfilt", False), ("sosfilt", True),
+                                             ("filtfilt", False), ("sosfiltfilt", False)])
+def test_complex_denominators_as_scipy(runtime, dtype, shape, axis, op, with_zi, rng):
+    """A complex band-pass (complex poles) through the filters (``zi`` for the one-pass
+    ones): as scipy on a runtime whose kernels take complex coefficients
+    (``Backend.takes_complex`` and a variant that supports them), elsewhere a TypeError
+    naming the coefficients."""
     backend = open_backend(runtime)
     x, x128 = make_signal(rng, shape, dtype, "C")
     state_shape = list(shape)
-    state_shape[axis] = 4 if form == "ba" else 2
-    if form == "sos":
+    state_shape[axis] = 4 if op == "lfilter" else 2
+    if op == "sosfilt":
         state_shape = [2, *state_shape]
     zi = random_state(rng, state_shape, np.complex128) if with_zi else None
 
     def call(f, signal_):
-        if form == "ba":
-            return f.lfilter(*COMPLEX_BA, signal_, axis=axis, zi=zi)
-        return f.sosfilt(COMPLEX_SOS, signal_, axis=axis, zi=zi)
+        if op in ("lfilter", "filtfilt"):
+            return getattr(f, op)(*COMPLEX_BA, signal_, axis=axis,
+                                  **({"zi": zi} if op == "lfilter" else {}))
+        return getattr(f, op)(COMPLEX_SOS, signal_, axis=axis,
+                              **({"zi": zi} if op == "sosfilt" else {}))
 
-    if not backend.takes_complex("lfilter" if form == "ba" else "sosfilt"):
-        with pytest.raises(TypeError, match="a has complex values" if form == "ba"
-                           else "sos has complex dtype"), dspk.runtime.using(runtime):
+    if not backend.takes_complex(op):
+        with pytest.raises(TypeError, match="a has complex values" if op == "lfilter" else
+                           "[ab] has complex dtype" if op == "filtfilt" else
+                           "sos has complex dtype"), dspk.runtime.using(runtime):
             call(dspk, x)
         return
     with dspk.runtime.using(runtime):
