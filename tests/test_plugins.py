@@ -209,6 +209,30 @@ print(json.dumps({"welch": float(abs(p - s.welch(x)[1]).max() / abs(p).max()),
         assert text.startswith("runtime 'toy' does not implement welch (it has no kernel for csd)")
 
 
+def test_complex_sections_pass_over_a_runtime_whose_kernels_take_real_data(toy):
+    """toy outranks cpu and implements sosfilt, with real data only (its takes_complex is
+    the default False): complex sections run on cpu by default, and raise by name."""
+    code = """
+import json, numpy as np, scipy.signal as s, dspk
+sos = np.array([[1.0, 0.5j, 0.0, 1.0, -0.5 + 0.3j, 0.0]])
+x = np.random.default_rng(1).standard_normal((3, 200))
+y = dspk.sosfilt(sos, x)
+try:
+    dspk.sosfilt(sos, x, runtime="toy")
+except dspk.runtime.OperationNotImplemented as e:
+    error = [str(e), e.alternatives]
+real = np.ascontiguousarray(sos.real)
+print(json.dumps({"error": float(abs(y - s.sosfilt(sos, x)).max()), "raised": error,
+                  "real": float(abs(dspk.sosfilt(real, x) - s.sosfilt(real, x)).max())}))
+"""
+    result = _json(_python(code, toy))
+    assert result["error"] < 1e-12 and result["real"] < 1e-12
+    text, alternatives = result["raised"]
+    assert text.startswith("runtime 'toy' does not implement sosfilt (it has no kernel for "
+                           "sosfilt with complex coefficients)")
+    assert alternatives[0] == "cpu" and "toy" not in alternatives
+
+
 def test_bench_skips_the_rows_a_partial_runtime_lacks(toy):
     result = _run(["-m", "dspk", "bench", "--runtime", "toy", "--shape", "4x512", "--repeat", "1",
                    "--ops", "welch", "sosfilt"], toy)

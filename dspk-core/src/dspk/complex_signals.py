@@ -14,10 +14,10 @@ An operation linear in its coefficients (an FIR filter's taps ``h``, the
 numerator ``b`` of a transfer function whose denominator is real) takes complex
 coefficients the same way: :func:`by_coefficient_parts` runs it with their real
 and with their imaginary parts. Dividing by a complex denominator mixes the
-parts: a runtime filters with one only where its kernels take complex data
-(``Backend.takes_complex``) and a variant supports complex coefficients (the
-problem's parameter of :func:`kind_of`); elsewhere a denominator must hold real
-values (:func:`real_valued`).
+parts: such a call runs only on a runtime whose kernels take complex data
+(``Backend.takes_complex``; the default order passes over the others), with a
+variant that supports complex coefficients (the problem's parameter of
+:func:`kind_of`).
 
 Examples
 --------
@@ -118,26 +118,6 @@ def kind_of(complex_coefficients: bool) -> dict[str, str]:
     whose problems stay as they were): a runtime's variants that take complex signals
     but filter with real coefficients say so by it (``Variant.supports``)."""
     return {"coefficients": "complex"} if complex_coefficients else {}
-
-
-def real_valued(coefficients: Any, name: str) -> Any:
-    """``coefficients`` as real numbers: their real parts where their dtype is complex and
-    every imaginary part is zero; a TypeError naming ``name`` where one is not.
-
-    Examples
-    --------
-    >>> real_valued(np.array([1.0 + 0j, -0.5]), "a")
-    array([ 1. , -0.5])
-    """
-    if not is_complex(coefficients):
-        return coefficients
-    values = to_numpy(coefficients)
-    if np.any(values.imag != 0):
-        raise TypeError(f"{name} has complex values: this runtime filters with real "
-                        "denominators and sections (complex numerators b and taps h, complex "
-                        "signals and states are taken; the cpu runtime's sosfilt and lfilter "
-                        "take complex ones)")
-    return values.real
 
 
 def by_coefficient_parts(function: Callable[[Any, Any], Any], coefficients: Any,

@@ -46,16 +46,17 @@ class Call:
     origin: Backend | HostLibrary | None = None
 
     @classmethod
-    def start(cls, runtime: str | None, x: Any, name: str,
-              function: str | None) -> tuple[Call, Any]:
+    def start(cls, runtime: str | None, x: Any, name: str, function: str | None,
+              complex_coefficients: bool = False) -> tuple[Call, Any]:
         """Resolve the runtime and take the signal ``x`` as an array the checks can read.
 
         The default runtime is one that implements the kernel operations of
         ``function`` (a key of :data:`dspk.operations.KERNELS_OF`; None for a
-        call whose kernels run through other public functions) and computes in
-        ``x``'s precision: float32 and complex64 data stay in single precision,
-        other numbers compute in double. Host data becomes NumPy in native byte
-        order (:func:`dspk.arrays.to_numpy`).
+        call whose kernels run through other public functions), with kernels
+        that take complex data for ``complex_coefficients`` (a filter's complex
+        denominators), and computes in ``x``'s precision: float32 and complex64
+        data stay in single precision, other numbers compute in double. Host
+        data becomes NumPy in native byte order (:func:`dspk.arrays.to_numpy`).
         """
         origin = owner(x)
         if origin is None:
@@ -65,7 +66,8 @@ class Call:
                 raise TypeError(f"{name} must be an array; got {type(x).__name__} "
                                 f"({exc})") from None
         backend = resolve(runtime, _SINGLE if x.dtype in _SINGLES else _DOUBLE,
-                          function or "", KERNELS_OF[function] if function else ())
+                          function or "", KERNELS_OF[function] if function else (),
+                          complex_coefficients)
         if backend.is_native(x):
             return cls(backend, True), x
         if origin is not None:

@@ -103,7 +103,8 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
                          zi is not None and complex_signals.is_complex(zi), dtype, runtime, sos)
     plan = plans.find(plan_key)
     if plan is None:
-        call, taken = Call.start(runtime, x, "x", "sosfilt")
+        complex_sections = complex_signals.is_complex(sos)
+        call, taken = Call.start(runtime, x, "x", "sosfilt", complex_sections)
         axis = validation.signal_axis(taken, axis)
         takes = call.backend.takes_complex("sosfilt")
         if complex_signals.involved(taken, zi) and not takes:
@@ -111,11 +112,10 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
                 lambda parts, state: sosfilt(sos, parts, axis + 1, state, dtype=dtype,
                                              runtime=runtime),
                 taken, zi, state_axis=1, give_back=call.give_back_from)
-        complex_sections = complex_signals.is_complex(sos)
         dtype = complex_signals.complex_if(validation.compute_dtype(
             taken, allow_complex=takes, requested=dtype),
             complex_sections or complex_signals.is_complex(zi))
-        sos = validation.sos_array(sos, complex_values=takes)
+        sos = validation.sos_array(sos, complex_values=complex_sections)
         validation.output_fits("sosfilt", taken, dtype)
         work = validation.working_dtype(dtype, sos[:, 3:])
         cast = taken.astype(work, copy=False)  # the cast below is then no copy
@@ -214,13 +214,12 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
                          zi is not None and complex_signals.is_complex(zi), dtype, runtime, b, a)
     plan = plans.find(plan_key)
     if plan is None:
-        call, taken = Call.start(runtime, x, "x", "lfilter")
+        complex_a = complex_signals.has_complex_values(a)
+        call, taken = Call.start(runtime, x, "x", "lfilter", complex_a)
         axis = validation.signal_axis(taken, axis)
         takes = call.backend.takes_complex("lfilter")
-        complex_a = complex_signals.has_complex_values(a)
-        if (complex_signals.is_complex(b) or complex_signals.is_complex(a)) and not (
-                takes and complex_a):  # a complex numerator: by its parts (real kernels)
-            a = complex_signals.real_valued(a, "a")
+        if (complex_signals.is_complex(b) or complex_signals.is_complex(a)) and not complex_a:
+            a = np.real(to_numpy(a))  # a complex numerator over a real a: by its parts
             return complex_signals.by_coefficient_parts(
                 lambda part, state: lfilter(part, a, taken, axis, state, dtype=dtype,
                                             runtime=runtime), b, zi, call.give_back_from)
@@ -291,17 +290,16 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, dtype=None, runt
     >>> bool(np.allclose(dspk.sosfiltfilt(sos, x), scipy.signal.sosfiltfilt(sos, x)))
     True
     """
-    call, x = Call.start(runtime, x, "x", "sosfiltfilt")
-    axis = validation.signal_axis(x, axis)
     complex_sections = complex_signals.is_complex(sos)  # else complex x is faster by parts
+    call, x = Call.start(runtime, x, "x", "sosfiltfilt", complex_sections)
+    axis = validation.signal_axis(x, axis)
     if complex_signals.involved(x) and not complex_sections:
         return complex_signals.by_parts(
             lambda parts, _: sosfiltfilt(sos, parts, axis + 1, padtype, padlen, dtype=dtype,
                                          runtime=runtime), x, give_back=call.give_back_from)
     dtype = complex_signals.complex_if(validation.compute_dtype(
         x, allow_complex=complex_sections, requested=dtype), complex_sections)
-    sos = validation.sos_array(sos, complex_values=complex_sections and
-                               call.backend.takes_complex("sosfiltfilt"))
+    sos = validation.sos_array(sos, complex_values=complex_sections)
     ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
     padlen = _padlen(padtype, padlen, int(ntaps), x.shape[axis])
     validation.output_fits("sosfiltfilt", x, dtype)
@@ -366,17 +364,16 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     validation.choice(method, ("pad", "gust"), "method")
     if method == "gust":
         return _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime)
-    call, x = Call.start(runtime, x, "x", "filtfilt")
-    axis = validation.signal_axis(x, axis)
     complex_ba = complex_signals.is_complex(b) or complex_signals.is_complex(a)
+    call, x = Call.start(runtime, x, "x", "filtfilt", complex_ba)
+    axis = validation.signal_axis(x, axis)
     if complex_signals.involved(x) and not complex_ba:  # faster by parts
         return complex_signals.by_parts(
             lambda parts, _: filtfilt(b, a, parts, axis + 1, padtype, padlen, dtype=dtype,
                                       runtime=runtime), x, give_back=call.give_back_from)
     dtype = complex_signals.complex_if(validation.compute_dtype(
         x, allow_complex=complex_ba, requested=dtype), complex_ba)
-    b, a = validation.ba_arrays(b, a, complex_values=complex_ba and
-                                call.backend.takes_complex("filtfilt"))
+    b, a = validation.ba_arrays(b, a, complex_values=complex_ba)
     padlen = _padlen(padtype, padlen, len(a), x.shape[axis])
     validation.output_fits("filtfilt", x, dtype)
     work = validation.working_dtype(dtype, a[None, :])

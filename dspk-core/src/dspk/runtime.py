@@ -80,28 +80,36 @@ def _explicit() -> str | None:
     return None
 
 
-def _lacks(backend: Backend, kernels: Sequence[str]) -> tuple[str, ...]:
-    """The kernel operations of ``kernels`` that ``backend`` has no variant of."""
-    return tuple(op for op in kernels if not variants_of(backend, op))
+def _lacks(backend: Backend, kernels: Sequence[str],
+           complex_coefficients: bool = False) -> tuple[str, ...]:
+    """The kernel operations of ``kernels`` that ``backend`` has no variant of, and with
+    ``complex_coefficients``, those whose kernels do not take complex data
+    (:meth:`~dspk.plugin.Backend.takes_complex`), as ``"<op> with complex coefficients"``."""
+    missing = tuple(op for op in kernels if not variants_of(backend, op))
+    if complex_coefficients:
+        missing += tuple(f"{op} with complex coefficients" for op in kernels
+                         if op not in missing and not backend.takes_complex(op))
+    return missing
 
 
-def _able(kernels: Sequence[str]) -> list[str]:
+def _able(kernels: Sequence[str], complex_coefficients: bool = False) -> list[str]:
     """The runtimes that open a device here and implement every one of ``kernels``."""
     reg = registry()
-    return [name for name in reg.names()
-            if reg.probe(name).backend is not None and not _lacks(reg.probe(name).backend, kernels)]
+    return [name for name in reg.names() if reg.probe(name).backend is not None
+            and not _lacks(reg.probe(name).backend, kernels, complex_coefficients)]
 
 
-def _default(dtype: Any = None, kernels: Sequence[str] = (), function: str = "") -> str:
-    """The first runtime that opens a device here, implements ``kernels`` and, when
-    ``dtype`` is given, computes in it; else the first that opens and implements them
-    (its kernels then raise their dtype error)."""
+def _default(dtype: Any = None, kernels: Sequence[str] = (), function: str = "",
+             complex_coefficients: bool = False) -> str:
+    """The first runtime that opens a device here, implements ``kernels`` (for complex
+    coefficients where asked) and, when ``dtype`` is given, computes in it; else the
+    first that opens and implements them (its kernels then raise their dtype error)."""
     reg = registry()
     first = None
     for name in reg.names():
         opened = reg.probe(name)
         if opened.backend is not None:
-            if _lacks(opened.backend, kernels):
+            if _lacks(opened.backend, kernels, complex_coefficients):
                 continue
             if dtype is None or opened.backend.computes(dtype):
                 return name
@@ -117,7 +125,8 @@ def _default(dtype: Any = None, kernels: Sequence[str] = (), function: str = "")
     opened = [name for name in reg.names() if reg.probe(name).backend is not None]
     if opened:
         backend = reg.probe(opened[0]).backend
-        raise OperationNotImplemented(opened[0], function, _lacks(backend, kernels), [])
+        raise OperationNotImplemented(opened[0], function,
+                                      _lacks(backend, kernels, complex_coefficients), [])
     raise RuntimeUnavailableError(
         "no installed dspk runtime can open a device here: "
         + "; ".join(f"{n}: {reg.probe(n).reason}" for n in reg.names()))
@@ -228,7 +237,7 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
 
 
 def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
-            kernels: Sequence[str] = ()) -> Backend:
+            kernels: Sequence[str] = (), complex_coefficients: bool = False) -> Backend:
     """The backend a call runs on, following the documented order.
 
     The runtime's name is remembered for the same arguments and the same
@@ -247,6 +256,10 @@ def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
     kernels : sequence of str, optional
         The kernel operations the call runs: the default order passes over
         runtimes that lack one, a runtime chosen by name raises.
+    complex_coefficients : bool, optional
+        Whether the call filters with complex denominators or sections: then
+        ``kernels`` must take complex data (:meth:`dspk.plugin.Backend.takes_complex`),
+        with the same consequences.
 
     Returns
     -------
@@ -262,20 +275,21 @@ def resolve(runtime: str | None = None, dtype: Any = None, function: str = "",
     reg = registry()
     scoped = _scoped.get()
     named = runtime is not None or scoped is not None or _chosen is not None
-    key = (reg, runtime, scoped, _chosen,
-           None if named else environment.get("DSPK_RUNTIME"), dtype, function, tuple(kernels))
+    key = (reg, runtime, scoped, _chosen, None if named else environment.get("DSPK_RUNTIME"),
+           dtype, function, tuple(kernels), complex_coefficients)
     name = _resolved.get(key)
     if name is not None:
         return reg.open(name)
     name = validate_name(runtime, "runtime") if runtime is not None else _explicit()
     if name is None:
-        name = _default(dtype, kernels, function)
+        name = _default(dtype, kernels, function, complex_coefficients)
         backend = reg.open(name)
     else:
         backend = reg.open(name)
-        missing = _lacks(backend, kernels)
+        missing = _lacks(backend, kernels, complex_coefficients)
         if missing:
-            raise OperationNotImplemented(name, function, missing, _able(kernels))
+            raise OperationNotImplemented(name, function, missing,
+                                          _able(kernels, complex_coefficients))
     if len(_resolved) >= _RESOLVED_MAX:
         _resolved.clear()
     _resolved[key] = name

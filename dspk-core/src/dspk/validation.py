@@ -334,10 +334,8 @@ def _real_coefficients(v: np.ndarray, name: str, complex_values: bool = False) -
     """A TypeError naming ``name`` unless ``v`` holds real numbers (or complex ones, with
     ``complex_values``)."""
     if v.dtype.kind == "c" and not complex_values:
-        raise TypeError(f"{name} has complex dtype {v.dtype}: this runtime filters with real "
-                        "coefficients (complex signals and states are taken, and complex "
-                        "numerators; the cpu runtime's sosfilt and lfilter take complex "
-                        "sections and denominators)")
+        raise TypeError(f"{name} has complex dtype {v.dtype}: this operation filters with "
+                        "real coefficients (complex signals and states are taken)")
     if v.dtype.kind not in "biufc":
         raise TypeError(f"{name} must hold real numbers; got dtype {v.dtype}")
 
