@@ -51,6 +51,56 @@ def test_a_complex_state_after_real_ones_is_another_plan(x, name):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
+CALLS = {  # name: (dspk's call, its plan key's other arguments, the reference)
+    "sosfilt": (lambda x, axis: dspk.sosfilt(SOS, x, axis, runtime="cpu"),
+                lambda axis: (axis, True, False, None, "cpu", SOS),
+                lambda x, axis: scipy.signal.sosfilt(SOS, x, axis)),
+    "lfilter": (lambda x, axis: dspk.lfilter(B, A, x, axis, runtime="cpu"),
+                lambda axis: (axis, True, False, None, "cpu", B, A),
+                lambda x, axis: scipy.signal.lfilter(B, A, x, axis)),
+    "rfft": (lambda x, axis: dspk.rfft(x, axis=axis, runtime="cpu"),
+             lambda axis: (None, axis, None, None, None, "cpu"),
+             lambda x, axis: np.fft.rfft(x, axis=axis)),
+    "hilbert": (lambda x, axis: dspk.hilbert(x, axis=axis, runtime="cpu"),
+                lambda axis: (None, axis, "cpu"),
+                lambda x, axis: scipy.signal.hilbert(x, axis=axis)),
+    "common_reference": (lambda x, axis: dspk.common_reference(x, axis=axis, runtime="cpu"),
+                         lambda axis: ("median", None, axis, None, "cpu"),
+                         lambda x, axis: x - np.median(x, axis=1 - axis % 2, keepdims=True)),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_a_signal_taken_as_it_came_goes_straight_to_its_kernel(name, layout):
+    """A repeat call on a 2-D NumPy signal of the working dtype skips the views and
+    casts (``Plan.as_is``), and still computes on each call's own values: new arrays
+    and one changed in place."""
+    call, arguments, reference = CALLS[name]
+    axis = -1 if layout == "C" else 0
+    x = np.asarray(RNG.standard_normal((6, 200) if layout == "C" else (200, 6)), order=layout)
+    call(x, axis)
+    assert _plan(name, x, *arguments(axis)).as_is
+    for fresh in (np.empty_like(x), x):
+        fresh[...] = RNG.standard_normal(x.shape)
+        np.testing.assert_allclose(call(fresh, axis), reference(fresh, axis), rtol=1e-10,
+                                   atol=1e-10)
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_a_signal_the_call_reshapes_or_casts_is_not_taken_as_it_came(name):
+    call, arguments, reference = CALLS[name]
+    cases = [RNG.standard_normal((6, 200)).astype(np.int16)]  # computed in float64
+    if name != "common_reference":  # which takes 2-D signals only
+        cases.append(RNG.standard_normal(200))
+    for x in cases:
+        for _ in range(2):
+            np.testing.assert_allclose(call(x, -1), reference(x.astype(np.float64), -1),
+                                       rtol=1e-10, atol=1e-10)
+        plan = _plan(name, x, *arguments(-1))
+        assert plan is not None and not plan.as_is
+
+
 @pytest.mark.parametrize("form", ["array", "list"])
 def test_coefficients_changed_in_place_are_a_new_plan(x, form):
     b, a = B.copy(), A.copy()

@@ -122,8 +122,12 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         problem = Signal2D.of(cast, axis).problem("sosfilt", sections=bucket(len(sos)),
                                                   **complex_signals.kind_of(complex_sections))
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
-            axis, dtype, work, call.native(sos.astype(work)))), taken is x)
+            axis, dtype, work, call.native(sos.astype(work))),
+            plans.as_is(call, x, taken, dtype, work)), taken is x)
         x = cast
+    elif zi is None and plan.as_is:
+        axis, _, _, sos = plan.settings
+        return plan.run(sos, x, axis, None)[0]
     call = plan.call
     axis, dtype, work, sos = plan.settings
     view = Signal2D.of(x.astype(work, copy=False), axis)
@@ -238,9 +242,12 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         problem = Signal2D.of(cast, axis).problem("lfilter", order=bucket(len(a) - 1),
                                                   **complex_signals.kind_of(complex_a))
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
-            axis, dtype, work, call.native(b.astype(work)), call.native(a.astype(work)))),
-            taken is x)
+            axis, dtype, work, call.native(b.astype(work)), call.native(a.astype(work))),
+            plans.as_is(call, x, taken, dtype, work)), taken is x)
         x = cast
+    elif zi is None and plan.as_is:
+        axis, _, _, b, a = plan.settings
+        return plan.run(b, a, x, axis, None)[0]
     call = plan.call
     axis, dtype, work, b, a = plan.settings
     view = Signal2D.of(x.astype(work, copy=False), axis)

@@ -205,9 +205,12 @@ def common_reference(x, reference="global", operator="median", groups=None, axis
         view = Signal2D.of(cast, axis)
         members = channel_groups(groups, view.channels)
         problem = view.problem("common_reference", operator=operator)
-        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, members)),
-                          taken is x)
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, members),
+                                               plans.as_is(call, x, taken, dtype)), taken is x)
         x = cast
+    elif plan.as_is:
+        axis, _, members = plan.settings
+        return plan.run(x, axis, members, operator)
     call = plan.call
     axis, dtype, members = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)

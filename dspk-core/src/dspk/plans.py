@@ -59,12 +59,15 @@ class Plan:
         The kernel problem the call runs.
     settings : tuple
         What the operation's checks decided, in the operation's own order.
+    as_is : bool
+        Whether the kernel takes the call's signal as it came and its result goes back
+        as it is (:func:`as_is`): a repeat call may then skip the views and casts.
     """
 
-    __slots__ = ("call", "problem", "settings", "_kernel", "_ran")
+    __slots__ = ("call", "problem", "settings", "as_is", "_kernel", "_ran")
 
-    def __init__(self, call: Call, problem: Problem, settings: tuple):
-        self.call, self.problem, self.settings = call, problem, settings
+    def __init__(self, call: Call, problem: Problem, settings: tuple, as_is: bool = False):
+        self.call, self.problem, self.settings, self.as_is = call, problem, settings, as_is
         #: The tuner's settled variant as a function of the kernel arguments in
         #: calling order, once a run has shown it (None before).
         self._kernel: Callable[..., Any] | None = None
@@ -94,6 +97,22 @@ class Plan:
         if variant is not None:
             self._kernel = OPERATIONS[self.problem.op].caller(variant)
         return result
+
+
+def as_is(call: Call, x: Any, taken: Any, *dtypes: np.dtype) -> bool:
+    """Whether a call's signal ``x`` is its kernel's signal and the kernel's result is the
+    caller's: ``x`` taken as it came, 2-D, native to the runtime, and of each of
+    ``dtypes`` (the kernel's, the result's where the operation casts it).
+
+    Examples
+    --------
+    >>> x = np.zeros((2, 8), np.float32)
+    >>> call, taken = Call.start("cpu", x, "x", "sosfilt")
+    >>> as_is(call, x, taken, x.dtype), as_is(call, x, taken, x.dtype, np.float64)
+    (True, False)
+    """
+    return (taken is x and call.native_in and getattr(x, "ndim", 0) == 2
+            and all(x.dtype == dtype for dtype in dtypes))
 
 
 _plans: dict[tuple, Plan] = {}

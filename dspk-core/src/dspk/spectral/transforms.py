@@ -48,9 +48,12 @@ def _transform(kind, x, n, axis, norm, workers, fft_plan, runtime):
         cast = taken.astype(dtype, copy=False)  # the cast below is then no copy
         problem = problem_of("fft", Signal2D.of(cast, axis), dtype, n, kind=kind,
                              complex=dtype.kind == "c")
-        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n, norm)),
-                          taken is x)
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n, norm),
+                                               plans.as_is(call, x, taken, dtype)), taken is x)
         x = cast
+    elif plan.as_is:
+        axis, _, n, norm = plan.settings
+        return plan.run(x, axis, n, kind, norm)
     call = plan.call
     axis, dtype, n, norm = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
@@ -235,8 +238,12 @@ def hilbert(x, N=None, axis=-1, *, runtime=None):
                                validation.with_length(taken.shape, axis, n))
         cast = taken.astype(dtype, copy=False)  # the cast below is then no copy
         problem = problem_of("hilbert", Signal2D.of(cast, axis), dtype, n)
-        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n)), taken is x)
+        plan = plans.keep(plan_key, plans.Plan(call, problem, (axis, dtype, n),
+                                               plans.as_is(call, x, taken, dtype)), taken is x)
         x = cast
+    elif plan.as_is:
+        axis, _, n = plan.settings
+        return plan.run(x, axis, n)
     call = plan.call
     axis, dtype, n = plan.settings
     view = Signal2D.of(x.astype(dtype, copy=False), axis)
