@@ -136,7 +136,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if zi is not None:
         shape = (n_sections, *x.shape[:axis], 2, *x.shape[axis + 1:])
         state = _zi_to_kernel(_state(zi, shape, work), axis + 1)
-        state = np.ascontiguousarray(state.reshape(n_sections, view.channels, 2))
+        state = state.reshape(n_sections, view.channels, 2)  # in the layout zi came in
     y, zf = plan.run(sos, call.native(view.array), view.axis, call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:
@@ -256,7 +256,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
     if zi is not None:
         shape = (*x.shape[:axis], order, *x.shape[axis + 1:])
         state = _zi_to_kernel(_state(zi, shape, work), axis)
-        state = np.ascontiguousarray(state.reshape(view.channels, order))
+        state = state.reshape(view.channels, order)  # in the layout zi came in
     y, zf = plan.run(b, a, call.native(view.array), view.axis, call.native(state))
     y = call.give_back(view.restore(y).astype(dtype, copy=False))
     if zi is None:

@@ -135,12 +135,15 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
         return None
     parts = [name, dtype, x.shape, x.strides, x.flags.num, registry(), runtime.selection(),
              tuner.generation(), _variables()]
-    # One loop, no helper per argument (a small call's microseconds). Each argument adds a
-    # type and its value, or an array's dtype (not a type), shape and bytes: unambiguous.
+    # One loop, no helper per argument, appends rather than tuples (a small call's
+    # microseconds). Each argument adds a type and its value, or an array's dtype (not a
+    # type), shape and bytes: unambiguous.
+    append = parts.append
     for argument in arguments:
         kind = type(argument)
         if kind in _SCALARS:
-            parts += (kind, argument)  # with the type, as 1, 1.0 and True are equal
+            append(kind)  # with the type, as 1, 1.0 and True are equal
+            append(argument)
             continue
         if kind is not np.ndarray:
             if kind not in (list, tuple):
@@ -152,7 +155,9 @@ def key(name: str, x: Any, *arguments: Any) -> tuple | None:
         values = argument.dtype
         if values.kind not in "biuf":
             return None
-        parts += (values, argument.shape, argument.tobytes())
+        append(values)
+        append(argument.shape)
+        append(argument.tobytes())
     return tuple(parts)
 
 

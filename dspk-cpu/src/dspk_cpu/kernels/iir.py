@@ -225,9 +225,11 @@ def _kernels(kind, size, width):
     one_pass, zero_phase, one_pass_parts : numba dispatchers
         ``one_pass(coef, x, y, state, threads, stream)`` filters every channel of the
         (channels, samples) array ``x`` into ``y``, starting from and leaving the state
-        ``state[block, row, lane]``. ``zero_phase(coef, zi, x, y, padtype, padlen,
-        threads, stream)`` writes the zero-phase result, ``zi[row]`` being the steady
-        state per unit input.
+        ``state[row, block * width + lane]`` (a row per delay, a column per lane: a
+        channel's state is a column, so states convert to and from the channels'
+        ``zi`` layout by strided views and copies along channels).
+        ``zero_phase(coef, zi, x, y, padtype, padlen, threads, stream)`` writes the
+        zero-phase result, ``zi[row]`` being the steady state per unit input.
 
         ``one_pass_parts`` is ``one_pass`` for a complex ``x`` and ``y``, whose blocks hold
         ``width // 2`` channels, the real and imaginary parts as adjacent lanes.
@@ -253,7 +255,7 @@ def _kernels(kind, size, width):
                 c[r, k] = coef[s * size + r, k] if sos else coef[r, k]
         for r in range(rows):
             for j in range(width):
-                z[r, j] = state[b, s * rows + r, j]
+                z[r, j] = state[s * rows + r, b * width + j]
         for i in range(m):
             t = row0 + (m - 1 - i if reverse else i)
             for j in range(width):
@@ -278,7 +280,7 @@ def _kernels(kind, size, width):
                 work[t, j] = v[j]
         for r in range(rows):
             for j in range(width):
-                state[b, s * rows + r, j] = z[r, j]
+                state[s * rows + r, b * width + j] = z[r, j]
 
     def one_pass(coef, x, y, state, threads, stream):
         n_samples = x.shape[1]
@@ -311,9 +313,10 @@ def _kernels(kind, size, width):
             first, stop = g * n_blocks // n_groups, (g + 1) * n_blocks // n_groups
             span = 1 if time_major else stop - first
             work = np.empty((CHUNK, width), x.dtype)
-            # Block lo + k's extension is edge[k * rows:(k + 1) * rows], its state state[k].
+            # Block lo + k's extension is edge[k * rows:(k + 1) * rows], its state the
+            # columns k * width onwards of state.
             edge = np.empty((span * rows, width), x.dtype)
-            state = np.empty((span, zi.shape[0], width), x.dtype)
+            state = np.empty((zi.shape[0], span * width), x.dtype)
             for lo in range(first, stop, span):
                 hi = min(lo + span, stop)
                 # Forward: left extension (outputs dropped), the signal, right extension.
@@ -325,7 +328,7 @@ def _kernels(kind, size, width):
                         for j in range(width):
                             start = edge[k * rows, j] if padlen > 0 else (
                                 x[c0 + j, 0] if j < nb else 0)
-                            state[k, r, j] = zi[r] * start
+                            state[r, k * width + j] = zi[r] * start
                     for s in range(n_sweeps):
                         _sweep(coef, s, state, k, edge, k * rows, padlen, False)
                 for t0 in range(0, n_samples, CHUNK):
@@ -346,7 +349,7 @@ def _kernels(kind, size, width):
                         for j in range(width):
                             last = edge[k * rows + padlen - 1, j] if padlen > 0 else (
                                 y[c0 + j, n_samples - 1] if j < nb else 0)
-                            state[k, r, j] = zi[r] * last
+                            state[r, k * width + j] = zi[r] * last
                     for s in range(n_sweeps):
                         _sweep(coef, s, state, k, edge, k * rows, padlen, True)
                 for t0 in range((n_samples - 1) // CHUNK * CHUNK, -1, -CHUNK):
@@ -471,21 +474,19 @@ def _padded_transfer(b_data, a_data, dtype):
 
 
 def _block_state(z, shape, n_blocks, width):
-    """Per-channel states ``z[lead, channel, tail]`` as ``state[block, row, lane]``, the
-    rows ``lead * shape[1] + tail`` of a ``shape`` per channel (what ``z`` lacks, and
+    """Per-channel states ``z[lead, channel, tail]`` as ``state[row, block * width + lane]``,
+    the rows ``lead * shape[1] + tail`` of a ``shape`` per channel (what ``z`` lacks, and
     lanes past the last channel, zero). C-contiguous, as the zero state of a call
     without ``zi``: both run one compiled kernel."""
-    padded = np.zeros((shape[0], n_blocks, width, shape[1]), z.dtype)
+    state = np.zeros((*shape, n_blocks * width), z.dtype)
     lead, channels, tail = z.shape
-    padded.reshape(shape[0], -1, shape[1])[:lead, :channels, :tail] = z
-    return np.ascontiguousarray(padded.transpose(1, 0, 3, 2).reshape(n_blocks, -1, width))
+    state[:lead, :tail, :channels] = z.transpose(0, 2, 1)  # a copy along channels
+    return state.reshape(shape[0] * shape[1], -1)
 
 
 def _channel_state(state, shape, channels, lead, tail):
-    """Inverse of :func:`_block_state`: ``z[:lead, :channels, :tail]``, contiguous."""
-    n_blocks, _, width = state.shape
-    z = state.reshape(n_blocks, *shape, width).transpose(1, 0, 3, 2).reshape(shape[0], -1, shape[1])
-    return np.ascontiguousarray(z[:lead, :channels, :tail])
+    """Inverse of :func:`_block_state`: ``z[:lead, :channels, :tail]``, a view of ``state``."""
+    return state.reshape(*shape, -1)[:lead, :tail, :channels].transpose(0, 2, 1)
 
 
 def _lanes_of_parts(z):
@@ -539,7 +540,7 @@ def sosfilt(sos, x, axis, zi, threads):
     n_lanes, width = channels * (2 if parts else 1), lanes(real)
     n_blocks, _ = _blocks(n_lanes, width, threads)
     if zi is None:
-        state = np.zeros((n_blocks, 2 * len(coef), width), real)
+        state = np.zeros((2 * len(coef), n_blocks * width), real)
     else:  # state rows 2 * section + delay
         z = np.asarray(zi, x.dtype)
         state = _block_state(_lanes_of_parts(z) if parts else z, (len(coef), 2), n_blocks,
@@ -584,7 +585,7 @@ def lfilter(b, a, x, axis, zi, threads):
     n_lanes = channels * (2 if parts else 1)
     n_blocks, _ = _blocks(n_lanes, width, threads)
     if zi is None:
-        state = np.zeros((n_blocks, order, width), real)
+        state = np.zeros((order, n_blocks * width), real)
     else:
         z = np.asarray(zi, x.dtype)[None]
         state = _block_state(_lanes_of_parts(z) if parts else z, (1, order), n_blocks, width)
