@@ -4,11 +4,14 @@ A kernel that runs a recurrence across many channels at once keeps one cache lin
 channels (:func:`lanes`: 16 float32 or 8 float64) interleaved in a small scratch array,
 ``work[sample, lane]``, so that its sample loop is one SIMD operation per step. When the
 time axis is the contiguous one, getting there is a transpose; numba's scalar loops do it
-at several cycles per element, so :func:`transpose_tile` writes it in LLVM IR instead:
-``n`` vector loads of ``n`` elements (one cache line each), ``log2(n)`` rounds of
-interleaving shuffles (each round pairs row ``i`` with row ``i + n / 2`` and interleaves
-their low halves and their high halves; after ``log2(n)`` rounds rows have become
-columns), and ``n`` vector stores. :func:`transpose_tile_stream` stores with
+at several cycles per element, so :func:`transpose_tile` writes it in LLVM IR instead, as
+square sub-tiles of :data:`SUBTILE` bytes a row (8 float32 or 4 float64: one AVX register,
+so that a sub-tile's rows all stay in registers; whole-line rows of 16 float32 took 32
+AVX2 registers, twice what there are, and spilled): ``k`` vector loads of ``k``
+elements, ``log2(k)`` rounds of interleaving shuffles (each round pairs row ``i`` with
+row ``i + k / 2`` and interleaves their low halves and their high halves; after
+``log2(k)`` rounds rows have become columns), and ``k`` vector stores to the mirrored
+sub-tile. :func:`transpose_tile_stream` stores with
 non-temporal hints (whole aligned cache lines, not read first), for outputs that are not
 read again soon; :func:`store_fence` orders those stores before the kernel returns.
 
@@ -32,6 +35,8 @@ from numba.extending import intrinsic
 
 #: Bytes per cache line: the width of one channel block.
 LINE = 64
+#: Bytes per row of the sub-tiles :func:`transpose_tile` transposes in registers.
+SUBTILE = 32
 
 
 def lanes(dtype) -> int:
@@ -52,10 +57,10 @@ def _interleave_masks(n):
     return ir.Constant(mask, low), ir.Constant(mask, high)
 
 
-def _line_vector(context, array_type):
-    """The LLVM vector type of one cache line of ``array_type``'s elements."""
+def _line_vector(context, array_type, size=LINE):
+    """The LLVM vector type of ``size`` bytes of ``array_type``'s elements (a cache line)."""
     element = context.get_value_type(array_type.dtype)
-    return ir.VectorType(element, LINE // context.get_abi_sizeof(element))
+    return ir.VectorType(element, size // context.get_abi_sizeof(element))
 
 
 def _line_pointer(context, builder, array_type, array, row, column, vector):
@@ -68,11 +73,12 @@ def _line_pointer(context, builder, array_type, array, row, column, vector):
     return builder.bitcast(item, vector.as_pointer())
 
 
-def _store_line(builder, line, pointer, nontemporal):
-    """Store one line: non-temporally (a whole aligned cache line) or plainly."""
+def _store_line(builder, line, pointer, nontemporal, size=LINE):
+    """Store a vector of ``size`` bytes: non-temporally (aligned to its size, a part of a
+    whole cache line that the other stores of the same call complete) or plainly."""
     if nontemporal:
         hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
-        builder.store(line, pointer, align=LINE).set_metadata("nontemporal", hint)
+        builder.store(line, pointer, align=size).set_metadata("nontemporal", hint)
     else:
         builder.store(line, pointer, align=4)
 
@@ -80,22 +86,30 @@ def _store_line(builder, line, pointer, nontemporal):
 def _transpose_codegen(nontemporal):
     def codegen(context, builder, sig, args):
         src_type, _, _, dst_type, _, _ = sig.args
-        vector = _line_vector(context, src_type)
-        n = vector.count
+        vector = _line_vector(context, src_type, SUBTILE)
+        n, k = _line_vector(context, src_type).count, vector.count
+        low, high = _interleave_masks(k)
 
-        def row_pointer(array_type, array, row, column, i):
+        def pointer(array_type, array, row, column, i, j):
             return _line_pointer(context, builder, array_type, array,
-                                 builder.add(row, ir.Constant(row.type, i)), column, vector)
+                                 builder.add(row, ir.Constant(row.type, i)),
+                                 builder.add(column, ir.Constant(column.type, j)), vector)
 
-        rows = [builder.load(row_pointer(src_type, args[0], args[1], args[2], i), align=4)
-                for i in range(n)]
-        low, high = _interleave_masks(n)
-        for _ in range(n.bit_length() - 1):
-            pairs = zip(rows[:n // 2], rows[n // 2:])
-            rows = [builder.shuffle_vector(a, b, mask) for a, b in pairs for mask in (low, high)]
-        for i, row in enumerate(rows):
-            _store_line(builder, row, row_pointer(dst_type, args[3], args[4], args[5], i),
-                        nontemporal)
+        # A source row's sub-tiles one after the other (its cache line used whole while it
+        # is in L1: rows a power of two apart share one set of it), or a destination
+        # row's, when streaming (its line whole in one write-combining buffer).
+        order = [(i0, j0) for i0 in range(0, n, k) for j0 in range(0, n, k)]
+        for i0, j0 in sorted(order, key=lambda tile: tile[::-1]):
+            rows = [builder.load(pointer(src_type, args[0], args[1], args[2], i0 + i, j0),
+                                 align=4) for i in range(k)]
+            for _ in range(k.bit_length() - 1):
+                pairs = zip(rows[:k // 2], rows[k // 2:])
+                rows = [builder.shuffle_vector(a, b, mask)
+                        for a, b in pairs for mask in (low, high)]
+            for j, row in enumerate(rows):
+                _store_line(builder, row,
+                            pointer(dst_type, args[3], args[4], args[5], j0 + j, i0),
+                            nontemporal, SUBTILE)
         return context.get_dummy_value()
 
     return codegen
