@@ -111,7 +111,7 @@ def as_is(call: Call, x: Any, taken: Any, *dtypes: np.dtype) -> bool:
     >>> as_is(call, x, taken, x.dtype), as_is(call, x, taken, x.dtype, np.float64)
     (True, False)
     """
-    return (taken is x and call.native_in and getattr(x, "ndim", 0) == 2
+    return (taken is x and call.native_in and x.ndim == 2
             and all(x.dtype == dtype for dtype in dtypes))
 
 

@@ -95,11 +95,9 @@ def _transpose_codegen(nontemporal):
                                  builder.add(row, ir.Constant(row.type, i)),
                                  builder.add(column, ir.Constant(column.type, j)), vector)
 
-        # A source row's sub-tiles one after the other (its cache line used whole while it
-        # is in L1: rows a power of two apart share one set of it), or a destination
-        # row's, when streaming (its line whole in one write-combining buffer).
-        order = [(i0, j0) for i0 in range(0, n, k) for j0 in range(0, n, k)]
-        for i0, j0 in sorted(order, key=lambda tile: tile[::-1]):
+        # A destination row's sub-tiles one after the other: its cache line is written
+        # whole while it is in L1, or in one write-combining buffer when streaming.
+        for i0, j0 in ((i0, j0) for j0 in range(0, n, k) for i0 in range(0, n, k)):
             rows = [builder.load(pointer(src_type, args[0], args[1], args[2], i0 + i, j0),
                                  align=4) for i in range(k)]
             for _ in range(k.bit_length() - 1):
