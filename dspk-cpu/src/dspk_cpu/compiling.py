@@ -36,9 +36,11 @@ thread, and escape a ``pytest.warns`` block: tests that check warnings call
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, TimeoutError
@@ -46,10 +48,11 @@ from pathlib import Path
 from typing import Any
 
 import filelock
+from numba import njit
 from numba._dispatcher import compute_fingerprint
 from numba.core import types
 
-from dspk.plugin import KernelNotReady, may_defer
+from dspk.plugin import KernelNotReady, may_defer, package_source_hash
 from dspk.tuning import store
 
 WAIT = 0.5
@@ -90,6 +93,35 @@ def any_layout(kernel: Any) -> Any:
     """
     _any_layout.add(kernel)
     return kernel
+
+
+def cached_jit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit(cache=True, **options)``, the cache files named by the kernel's sources.
+
+    numba checks a cached kernel against its own module's file alone, so a kernel
+    whose helpers live in other modules (the tile transposes, the channel blocks)
+    would load the machine code built from their old source after they changed.
+    With a hash of its module and of every module of its package that it imports
+    (:func:`dspk.plugin.package_source_hash`) in its qualified name, which names
+    the cache files, a kernel built from other sources has other files.
+
+    Examples
+    --------
+    >>> from dspk_cpu.spectral import halfsize
+    >>> halfsize._pack.py_func.__qualname__ == f"_pack_{package_source_hash(halfsize)}"
+    True
+    """
+    def build(function: Callable[..., Any]) -> Any:
+        function.__qualname__ = f"{function.__qualname__}_{_sources(function.__module__)}"
+        return njit(cache=True, **options)(function)
+
+    return build
+
+
+@functools.cache
+def _sources(module: str) -> str:
+    """:func:`dspk.plugin.package_source_hash` of the module named ``module``."""
+    return package_source_hash(sys.modules[module])
 
 
 def run(kernel: Any, *args: Any) -> Any:

@@ -57,7 +57,7 @@ def _is_peak(x, c, t, levels, negative, positive, exclude, neighbours):
     return False
 
 
-@njit(cache=True, parallel=True)
+@compiling.cached_jit(parallel=True)
 def _scan(x, levels, negative, positive, exclude, neighbours, time_inner, counts, offsets,
           samples, channels, amplitudes):
     """Count each block's peaks into ``counts`` (``samples`` empty), or write them."""

@@ -17,11 +17,10 @@ scattering. The FFT length is a multiple of the taps (``factor``), a power of tw
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy import fft
 
 from dspk.plugin import layout_of
-from dspk_cpu import memory
+from dspk_cpu import compiling, memory
 from dspk_cpu.layout import channel_major
 from dspk_cpu.threads import on_threads, threads
 
@@ -29,7 +28,7 @@ from dspk_cpu.threads import on_threads, threads
 ITEM_SAMPLES = 1 << 17
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _frames(x, first, second, start, step, frames):
     """Blocks of ``x[first] + 1j x[second]`` (``second < 0``: zeros), each ``step`` apart.
 
@@ -55,7 +54,7 @@ def _frames(x, first, second, start, step, frames):
                 frames[f, q] = complex(a, b)
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _scatter(blocks, skip, first, second, start, y):
     """Samples ``skip:`` of each block, real parts to ``y[first]``, imaginary to ``y[second]``.
 
@@ -73,7 +72,7 @@ def _scatter(blocks, skip, first, second, start, y):
                 y[second, t0 + q] = blocks[f, skip + q].imag
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _frames_across(x, units, paired, start, step, frames):
     """:func:`_frames` for samples x channels: ``frames[f, q, u]`` from unit ``units[u]``.
 
@@ -97,7 +96,7 @@ def _frames_across(x, units, paired, start, step, frames):
                     frames[f, q, u] = complex(x[t, units + u], 0)
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _scatter_across(blocks, skip, units, paired, start, y):
     """:func:`_scatter` for samples x channels, from blocks of :func:`_frames_across`."""
     n_out, channels = y.shape

@@ -10,7 +10,7 @@ import functools
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dspk_cpu import compiling
 from dspk_cpu.kernels.channel_blocks import CHUNK, prepare, stage_in, stage_out
@@ -20,7 +20,7 @@ from dspk_cpu.kernels.channel_blocks import CHUNK, prepare, stage_in, stage_out
 def _convolve_kernel(block):
     """Compile the direct-convolution kernel for blocks of ``block`` channels."""
 
-    @njit(cache=True, parallel=True, fastmath=False)
+    @compiling.cached_jit(parallel=True, fastmath=False)
     def kernel(x, h, y, threads):
         n_channels, n = x.shape
         k = h.shape[1]

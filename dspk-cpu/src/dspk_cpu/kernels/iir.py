@@ -380,7 +380,7 @@ def _kernels(kind, size, width):
             kernel.__closure__)
         if name:  # another kernel from the same code: its own name, and cache files
             function.__name__, function.__qualname__ = name, f"_kernels.<locals>.{name}"
-        return compiling.any_layout(njit(cache=True, parallel=True)(function))
+        return compiling.any_layout(compiling.cached_jit(parallel=True)(function))
 
     inline = {"inline": "always"}
     return (build(one_pass, inline), build(zero_phase, {}),

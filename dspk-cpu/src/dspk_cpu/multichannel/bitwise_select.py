@@ -138,7 +138,7 @@ def median_or_mean(values, use_median, keys, spare, bits):
     return (middle + _float_of_key(lower, bits, values)) / 2.0
 
 
-@njit(cache=True, parallel=True)
+@compiling.cached_jit(parallel=True)
 def _subtract_references(x, y, samples_by_channels, members, starts, contiguous, use_median,
                          signed, unsigned):
     """``x`` and ``y`` are C-contiguous, samples by channels or channels by samples.

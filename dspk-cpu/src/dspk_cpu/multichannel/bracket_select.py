@@ -13,7 +13,7 @@ signal's dtype, as ``numpy.square(x - mean)`` would.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dspk_cpu import compiling
 from dspk_cpu.layout import channel_major
@@ -27,7 +27,7 @@ MARGIN = 0.01
 MIN_WORK_PER_PART = 1 << 16
 
 
-@njit(cache=True, parallel=True)
+@compiling.cached_jit(parallel=True)
 def _scan(a, row_mean, col_mean, low, high, counts, offsets, out):
     """Count the squares below and inside ``[low, high]`` per part (``out`` empty), or
     gather those inside into ``out`` from ``offsets[part]`` on.

@@ -72,7 +72,7 @@ def _ranked_median(values, keys, n, m, refs, middles, ranks):
                 refs[w] = (refs[w] + refs[n + w]) / 2.0
 
 
-@njit(cache=True, parallel=True)
+@compiling.cached_jit(parallel=True)
 def _subtract_neighbours(x, y, samples_by_channels, table, counts, use_median, signed,
                          unsigned):
     """``x`` and ``y`` C-contiguous, samples by channels or channels by samples."""

@@ -17,7 +17,7 @@ once, a loop the compiler vectorises.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from dspk.plugin import layout_of
 from dspk_cpu import compiling
@@ -47,7 +47,7 @@ def phases(h: np.ndarray, up: int) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(width, up).T[:, ::-1])
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+@compiling.cached_jit(parallel=True, fastmath={"reassoc", "contract"})
 def _along_time(taps, x, left, right, up, down, start, y):
     """Channels by samples, time contiguous: one channel's block of outputs per work item.
 
@@ -81,7 +81,7 @@ def _along_time(taps, x, left, right, up, down, start, y):
             y[c, k] = acc
 
 
-@njit(cache=True, parallel=True)
+@compiling.cached_jit(parallel=True)
 def _decimating_along_time(taps, x, left, right, down, start, y):
     """Channels by samples, ``up == 1``: blocks of outputs from ``down`` dealt streams.
 
@@ -129,7 +129,7 @@ def _decimating_along_time(taps, x, left, right, down, start, y):
             y[c, k0 + b] = acc[b]
 
 
-@njit(cache=True, parallel=True, fastmath=False)
+@compiling.cached_jit(parallel=True, fastmath=False)
 def _across_channels(taps, x, left, right, up, down, start, y):
     """Samples by channels, channels contiguous: one output row per work item."""
     n, channels = x.shape

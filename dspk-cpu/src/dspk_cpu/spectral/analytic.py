@@ -17,11 +17,10 @@ Arrays are handled in their memory order: the time axis of ``x`` is contiguous
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.fft import _pocketfft
 
 from dspk.plugin import layout_of
-from dspk_cpu import memory
+from dspk_cpu import compiling, memory
 from dspk_cpu.spectral import halfsize
 from dspk_cpu.threads import on_channel_slices, threads
 
@@ -29,7 +28,7 @@ from dspk_cpu.threads import on_channel_slices, threads
 GROUP_SAMPLES = 1 << 21
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _quarter_turn(spectrum, n, axis):
     """Multiply the one-sided spectrum by ``-1j`` in place; clear the bins 0 and ``n / 2``.
 
@@ -51,7 +50,7 @@ def _quarter_turn(spectrum, n, axis):
                 spectrum[k, j] = 0
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _join(real, imag, out, axis):
     """``out = real + 1j * imag`` along time axis ``axis``; ``real`` may be shorter (zeros)."""
     rows, cols = out.shape

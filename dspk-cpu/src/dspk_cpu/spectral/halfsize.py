@@ -23,8 +23,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 from scipy.fft import _pocketfft
+
+from dspk_cpu import compiling
 
 #: Scale of a forward transform of ``n`` points under each ``norm``.
 FORWARD_SCALE = {"backward": lambda n: 1.0, "ortho": lambda n: n ** -0.5,
@@ -42,7 +43,7 @@ def angles(n: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     return np.cos(theta).astype(dtype), np.sin(theta).astype(dtype)
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _pack(x, n, axis, z):
     """``z[m] = x[2m] + 1j x[2m + 1]`` along ``axis``, ``x`` cut or zero-padded to ``n``."""
     m_count = n // 2
@@ -64,7 +65,7 @@ def _pack(x, n, axis, z):
                     z[m, j] = complex(a, 0)
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _unpack_real_spectrum(z, cos, sin, scale, axis, out):
     """The real FFT ``out`` (``M + 1`` bins along ``axis``) from the packed spectrum ``z``."""
     m_count = z.shape[axis]
@@ -100,7 +101,7 @@ def _unpack_real_spectrum(z, cos, sin, scale, axis, out):
                 out[m_count - k, j] = (even - turned).conjugate() * half
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _hilbert_spectrum(z, cos, sin, axis):
     """Turn the packed spectrum ``z`` of ``x`` into that of its Hilbert transform, in place."""
     m_count = z.shape[axis]
@@ -127,7 +128,7 @@ def _hilbert_spectrum(z, cos, sin, axis):
                                             sin[k] * b.real + cos[k] * a.imag)
 
 
-@njit(cache=True, nogil=True)
+@compiling.cached_jit(nogil=True)
 def _join_packed(real, packed, axis, out):
     """``out[t] = real[t] + 1j h[t]`` with ``h[2m] + 1j h[2m + 1] = packed[m]`` along ``axis``.
 
