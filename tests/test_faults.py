@@ -115,6 +115,28 @@ def test_a_fork_pool_runs_every_operation_after_the_parent_did(env):
     assert result["numba in children"] == [not gnu] * 2, result
 
 
+def test_a_stream_goes_on_in_a_forked_child(env):
+    """A stream whose chunks ran on the cpu runtime's kept filter (numba's parallel
+    kernel, holding the state) in the parent goes on in a forked child, exactly: on
+    GNU OpenMP, which a child may not use, through scipy's kernel instead."""
+    code = """
+    import json, os, numpy as np, scipy.signal as s
+    from dspk.streaming import SosfiltStream
+    sos = s.butter(4, [0.02, 0.3], "bandpass", output="sos")
+    x = np.random.default_rng(0).standard_normal((16, 3000))
+    stream = SosfiltStream(sos)
+    first = [stream.push(x[:, :1000]), stream.push(x[:, 1000:1500])]
+    kept = stream._kept is not None
+    pid = os.fork()
+    if pid == 0:
+        y = np.concatenate(first + [stream.push(x[:, 1500:]), stream.finish()], axis=-1)
+        want = s.sosfilt(sos, x)
+        os._exit(0 if np.linalg.norm(y - want) <= 1e-12 * np.linalg.norm(want) else 1)
+    print(json.dumps({"kept in the parent": kept, "child": os.waitpid(pid, 0)[1]}))
+    """
+    assert _run(code, **env) == {"kept in the parent": True, "child": 0}
+
+
 def test_a_forked_child_refuses_the_parents_wgpu_device_with_a_reason(env):
     code = """
     import json, os, warnings, numpy as np, dspk

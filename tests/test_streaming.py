@@ -114,6 +114,79 @@ def test_lfilter_stream_is_exact(shape, axis, dtype, rng):
     assert rel_l2(y, signal.lfilter(*BA, x.astype(np.float64), axis=axis)) <= TOLERANCE[dtype]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("form", ["sos", "ba"])
+def test_a_cpu_stream_keeps_its_state_in_the_runtime_filter(form, axis, dtype, rng):
+    """2-D chunks on the cpu runtime run its kept filter (the state in the kernel's
+    layout between chunks): exact, and ``zf`` is scipy's after every chunk."""
+    x = signal_of((5, 900) if axis == 1 else (900, 5), dtype, rng)
+    stream = (SosfiltStream(SOS, axis, runtime="cpu") if form == "sos"
+              else LfilterStream(*BA, axis, runtime="cpu"))
+    run = (lambda v, zi: signal.sosfilt(SOS, v, axis, zi)) if form == "sos" else (
+        lambda v, zi: signal.lfilter(*BA, v, axis, zi))
+    zi = np.zeros_like(stream._filter.zeros(x[:1] if axis == 0 else x[:, :1], axis),
+                       dtype=np.float64)
+    cuts = boundaries(x.shape[axis], rng)
+    for a, b in itertools.pairwise(cuts):
+        chunk = np.take(x, range(a, b), axis=axis)
+        y = stream.push(chunk)
+        want, zi = run(chunk.astype(np.float64), zi)
+        assert stream._kept is not None
+        assert rel_l2(y, want) <= TOLERANCE[dtype]
+        assert rel_l2(stream.zf, zi) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("zi_shape", [(len(SOS), 1, 2), (len(SOS), 3, 2)])
+def test_a_stream_broadcasts_or_refuses_its_initial_state_as_sosfilt(zi_shape, rng):
+    """The kept filter takes its state from a first chunk through sosfilt, whose checks
+    broadcast a zi of size-1 dimensions and refuse a zi of the wrong shape."""
+    x = signal_of((4, 300), np.float64, rng)
+    zi = rng.standard_normal(zi_shape)
+    stream = SosfiltStream(SOS, zi=zi, runtime="cpu")
+    if zi_shape[1] != 1:
+        with pytest.raises(ValueError, match="zi has shape"):
+            stream.push(x)
+        return
+    y = streamed(stream, x, -1, rng)
+    assert rel_l2(y, signal.sosfilt(SOS, x, zi=np.broadcast_to(zi, (len(SOS), 4, 2)))[0]) \
+        <= 1e-13
+
+
+def test_a_stream_whose_kernel_is_not_ready_goes_on_exactly(rng, monkeypatch):
+    """A chunk whose kept filter answers KernelNotReady (its kernel still building) goes
+    through sosfilt with the state taken back, and the next chunk tries the filter
+    again: the output is the one-shot's."""
+    from dspk_cpu.kernels import iir
+
+    calls = itertools.count()
+    kernel = iir.KeptState.__call__
+
+    def now_and_then(self, x, axis):
+        if next(calls) % 2:
+            raise dspk.plugin.KernelNotReady("building")
+        return kernel(self, x, axis)
+
+    monkeypatch.setattr(iir.KeptState, "__call__", now_and_then)
+    x = signal_of((4, 800), np.float64, rng)
+    stream = SosfiltStream(SOS, runtime="cpu")
+    y = streamed(stream, x, -1, rng)
+    assert next(calls) > 4
+    assert rel_l2(y, signal.sosfilt(SOS, x)) <= 1e-13
+
+
+def test_a_forced_variant_streams_through_that_variant(rng):
+    x = signal_of((4, 300), np.float64, rng)
+    stream = SosfiltStream(SOS, runtime="cpu")
+    stream.push(x[:, :100])
+    with dspk.tuning.tuner.forced_variant("sosfilt", "scipy-one-thread"):
+        stream.push(x[:, 100:200])
+        assert stream._kept is None
+    y = np.concatenate([stream.push(x[:, 200:]), stream.finish()], axis=-1)
+    assert stream._kept is not None
+    assert rel_l2(y, signal.sosfilt(SOS, x)[:, 200:]) <= 1e-13
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("shape,axis", SIGNALS)
 def test_causal_streams_of_complex_signals_are_exact(shape, axis, dtype, rng):

@@ -499,6 +499,26 @@ class NativeArray(typing.Protocol):
     def __getitem__(self, index: Any) -> Any: ...
 
 
+class CausalFilter(typing.Protocol):
+    """A filter over successive chunks of the same channels that carries its state
+    (:meth:`Backend.causal_filter`). A call that raises :class:`KernelNotReady` has
+    changed nothing."""
+
+    def __call__(self, x: Any, axis: int) -> Any:
+        """The next samples filtered, the state carried to the next call.
+
+        Parameters
+        ----------
+        x : native array
+            2-D, of the working dtype, of the channels the filter was made for.
+        axis : {0, 1}
+            The time axis of ``x``.
+        """
+
+    def zf(self) -> Any:
+        """The state after the last call, in the layout of ``zi``: a new array."""
+
+
 class Backend(abc.ABC):
     """A runtime opened on its device: kernels, a timer and array conversion.
 
@@ -570,6 +590,34 @@ class Backend(abc.ABC):
             The operation's name, such as ``"sosfilt"``.
         """
         return False
+
+    def causal_filter(self, op: str, coefficients: tuple, zi: Any) -> CausalFilter | None:
+        """A one-pass filter that keeps its state between calls, for the causal streams
+        (:class:`dspk.streaming.SosfiltStream`, :class:`dspk.streaming.LfilterStream`);
+        None by default, and the streams then call ``op`` with ``zi`` for each chunk.
+
+        A stream pushes chunks of a few samples in real-time loops, where checking
+        the arguments, choosing a variant and laying the state out again for each
+        chunk cost more than filtering it: a runtime may hand the stream a filter that
+        skips all three (the cpu runtime's keeps its numba kernel's state layout).
+        Its results are those of ``op`` over the whole signal.
+
+        Parameters
+        ----------
+        op : str
+            ``"sosfilt"`` or ``"lfilter"``.
+        coefficients : tuple of native arrays
+            ``(sos,)`` or ``(b, a)``, normalised (``a[0] == 1``, ``b`` and ``a`` of one
+            length), of the working dtype, real.
+        zi : native array
+            The state to start from, of the working dtype, as the operation's
+            variants take it: ``(n_sections, channels, 2)`` or ``(channels, order)``.
+
+        Returns
+        -------
+        CausalFilter or None
+        """
+        return None
 
     def computes(self, dtype: Any) -> bool:
         """Whether the kernels compute in ``dtype`` (float32 and float64, and complex64

@@ -29,6 +29,7 @@ from dspk_cpu import (  # noqa: E402
     resampling,
     spectral,
 )
+from dspk_cpu.kernels import iir  # noqa: E402
 from dspk_cpu.threads import numba_parallel, threads  # noqa: E402
 
 #: A run at least this long (seconds) counts as its own warm-up when timing.
@@ -84,6 +85,14 @@ class CpuBackend(Backend):
         joined), scipy's with complex coefficients too, the zero-phase ones (the core
         passes them complex data only with complex coefficients)."""
         return op in ("sosfilt", "lfilter", "sosfiltfilt", "filtfilt")
+
+    def causal_filter(self, op: str, coefficients: tuple, zi: Any):
+        """The numba one-pass kernel with its state kept in its own layout between a
+        stream's chunks (:class:`dspk_cpu.kernels.iir.KeptState`), for real signals;
+        None where numba's threads cannot run (:func:`dspk_cpu.threads.numba_parallel`)."""
+        if not numba_parallel() or zi.dtype.char not in "fd":
+            return None
+        return iir.KeptState("sos" if op == "sosfilt" else "tf", coefficients, zi)
 
     def prepare_all(self, pairs, advance) -> None:
         """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into

@@ -11,9 +11,12 @@ from scipy import signal as _scipy
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.designs import Filter
+from dspk.dispatch import Call
 from dspk.docstrings import shared
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
+from dspk.plugin import CausalFilter, KernelNotReady, deferring
 from dspk.streaming.base import Stream, along
+from dspk.tuning import tuner
 
 __all__ = ["SosfiltStream", "LfilterStream", "SosfiltfiltStream", "FiltfiltStream",
            "filter_stream", "zero_phase_margin"]
@@ -36,12 +39,27 @@ class OnePass:
 
     state_shape: tuple[int, ...]
     lead: int
+    #: The dspk operation that runs it.
+    op: str
 
     def __init__(self):
         self._working: dict[np.dtype, np.dtype] = {}
 
     def denominators(self) -> np.ndarray:
         raise NotImplementedError
+
+    def coefficients(self) -> tuple[np.ndarray, ...]:
+        """The normalised coefficients, as the operation's variants take them."""
+        raise NotImplementedError
+
+    def variant_state(self, state: np.ndarray, axis: int) -> np.ndarray:
+        """A 2-D signal's state (``zi`` layout, time axis ``axis``) as the operation's
+        variants take it: the channels at index :attr:`lead`."""
+        return np.moveaxis(state, self.lead + 1 - axis, self.lead)
+
+    def from_variant_state(self, state: np.ndarray, axis: int) -> np.ndarray:
+        """The inverse of :meth:`variant_state`."""
+        return np.moveaxis(state, self.lead, self.lead + 1 - axis)
 
     def working_dtype(self, dtype: np.dtype) -> np.dtype:
         """The dtype the filter runs in for signals of ``dtype`` (float64 near ``z = 1``)."""
@@ -81,10 +99,13 @@ class _Sections(OnePass):
         super().__init__()
         self.sos = validation.sos_array(sos).astype(np.float64)
         self._steady = _scipy.sosfilt_zi(self.sos)
-        self.state_shape, self.lead = (len(self.sos), 2), 1
+        self.state_shape, self.lead, self.op = (len(self.sos), 2), 1, "sosfilt"
 
     def denominators(self) -> np.ndarray:
         return self.sos[:, 3:]
+
+    def coefficients(self) -> tuple[np.ndarray, ...]:
+        return (self.sos,)
 
     def run(self, x, axis, state, runtime):
         return sosfilt(self.sos, x, axis=axis, zi=state, runtime=runtime)
@@ -122,10 +143,13 @@ class _TransferFunction(OnePass):
         super().__init__()
         self.b, self.a = validation.ba_arrays(b, a)
         self._steady = _scipy.lfilter_zi(self.b, self.a) if len(self.a) > 1 else np.zeros(0)
-        self.state_shape, self.lead = (len(self.a) - 1,), 0
+        self.state_shape, self.lead, self.op = (len(self.a) - 1,), 0, "lfilter"
 
     def denominators(self) -> np.ndarray:
         return self.a[np.newaxis]
+
+    def coefficients(self) -> tuple[np.ndarray, ...]:
+        return self.b, self.a
 
     def run(self, x, axis, state, runtime):
         return lfilter(self.b, self.a, x, axis=axis, zi=state, runtime=runtime)
@@ -222,22 +246,66 @@ def zero_phase_margin(design, tol=DEFAULT_TOLERANCE):
 # --- causal filters: exact ---------------------------------------------------------------
 
 class CausalStream(Stream):
-    """A one-pass filter whose state is carried from chunk to chunk."""
+    """A one-pass filter whose state is carried from chunk to chunk.
+
+    Real 2-D chunks go to the runtime's kept filter where it has one
+    (:meth:`dspk.plugin.Backend.causal_filter`), which holds the state in its own
+    layout between chunks: the runtime is then chosen at the first chunk, for the
+    life of the stream. Other chunks, and every chunk while the filter's kernel is
+    still being built, go through the operation with ``zi``; the results are the
+    same.
+    """
 
     def __init__(self, design: OnePass, axis: Any, zi: Any, runtime: str | None):
         super().__init__(axis, runtime)
         self._filter = design
         self._state = None if zi is None else to_numpy(zi)
+        self._kept: CausalFilter | None = None  # the runtime's filter, holding the state
+        self._keeps = True  # whether the runtime may have one, until it is asked
 
     def _compute_dtype(self, chunk: np.ndarray) -> np.dtype:
         return validation.compute_dtype(chunk, "chunk", allow_complex=True)
 
     def _push(self, chunk: np.ndarray) -> np.ndarray:
         x = chunk.astype(self._filter.working_dtype(chunk.dtype), copy=False)
-        if self._state is None:
+        if self._state is None and self._kept is None:
             self._state = self._filter.zeros(x, self.axis)
-        y, self._state = self._filter.run(x, self.axis, self._state, self.runtime)
+        y = (self._through_kept(x) if self._keeps and x.ndim == 2 and not tuner.forcing()
+             else None)
+        if y is None:
+            self._release()
+            y, self._state = self._filter.run(x, self.axis, self._state, self.runtime)
         return y.astype(chunk.dtype, copy=False)
+
+    def _through_kept(self, x: np.ndarray) -> np.ndarray | None:
+        """``x`` filtered by the runtime's kept filter, made first where there is none;
+        None where the runtime has none or its kernel is not built yet."""
+        if self._kept is None:
+            if self._state.shape != self._filter.zeros(x, self.axis).shape:
+                return None  # a zi to broadcast or refuse: the operation's checks first
+            call, _ = Call.start(self.runtime, x, "chunk", self._filter.op)
+            if not call.native_in or x.dtype.kind != "f" or np.iscomplexobj(self._state):
+                self._keeps = False
+                return None
+            work = x.dtype
+            self._kept = call.backend.causal_filter(
+                self._filter.op, tuple(c.astype(work) for c in self._filter.coefficients()),
+                np.array(self._filter.variant_state(self._state.astype(work), self.axis)))
+            if self._kept is None:
+                self._keeps = False
+                return None
+            self._state = None
+        with deferring():
+            try:
+                return self._kept(x, self.axis)
+            except KernelNotReady:
+                return None
+
+    def _release(self) -> None:
+        """Take the state back from the kept filter, which is dropped."""
+        if self._kept is not None:
+            self._state = self._filter.from_variant_state(self._kept.zf(), self.axis)
+            self._kept = None
 
     @property
     def settling(self) -> int:
@@ -249,6 +317,9 @@ class CausalStream(Stream):
     @property
     def zf(self) -> np.ndarray | None:
         """The filter state after the last chunk, as ``sosfilt``'s or ``lfilter``'s ``zf``."""
+        if self._kept is not None:
+            return self._filter.from_variant_state(self._kept.zf(), self.axis).astype(
+                self.dtype, copy=False)
         return None if self._state is None else self._state.astype(self.dtype, copy=False)
 
 

@@ -49,6 +49,7 @@ import types
 import numpy as np
 from numba import carray, njit, prange
 
+from dspk.plugin import KernelNotReady
 from dspk_cpu import compiling, memory
 from dspk_cpu.kernels.channel_blocks import CHUNK, is_time_major
 from dspk_cpu.kernels.tiles import (
@@ -61,6 +62,7 @@ from dspk_cpu.kernels.tiles import (
     transpose_tile,
     transpose_tile_stream,
 )
+from dspk_cpu.threads import numba_parallel, use_numba_threads
 
 MAX_GROUP = 4
 """Second-order sections fused in one sweep over a chunk."""
@@ -604,6 +606,61 @@ def lfilter(b, a, x, axis, zi, threads):
         return _give_back(yc, x, axis), None
     zf = _channel_state(state, (1, order), n_lanes, 1, len(b) - 1)
     return _give_back(yc, x, axis), (_parts_joined(zf, x.dtype) if parts else zf)[0]
+
+
+class KeptState:
+    """:func:`sosfilt` or :func:`lfilter` over successive chunks of the same channels,
+    the state kept in the kernels' own layout from chunk to chunk (a stream's filter,
+    :meth:`dspk.plugin.Backend.causal_filter`): a chunk costs the kernel and its
+    output, not the checks, padding and copies of the state of a call with ``zi``.
+
+    Parameters
+    ----------
+    kind : {"sos", "tf"}
+        Sections ``coefficients = (sos,)`` or a transfer function ``(b, a)`` (of one
+        length, ``a[0] == 1``), as :func:`sosfilt` and :func:`lfilter` take them.
+    coefficients : tuple of ndarray
+        Real, of the signal's dtype (float32 or float64).
+    zi : ndarray
+        The state to start from, as those functions' ``zi``.
+
+    Examples
+    --------
+    >>> sos = np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]])
+    >>> kept = KeptState("sos", (sos,), np.zeros((1, 1, 2)))
+    >>> kept(np.ones((1, 2)), 1), kept(np.ones((1, 1)), 1)
+    (array([[1. , 1.5]]), array([[1.75]]))
+    >>> kept.zf()
+    array([[[0.875, 0.   ]]])
+    """
+
+    def __init__(self, kind, coefficients, zi):
+        real = _REAL_OF[zi.dtype.char]
+        if kind == "sos":
+            self._coef, size = _sections(coefficients[0], real)
+            self._shape, self._lead, self._tail = (len(self._coef), 2), len(coefficients[0]), 2
+            z = zi
+        else:
+            self._coef = _transfer(*coefficients, real)
+            size = self._coef.shape[1] - 1
+            self._shape, self._lead, self._tail = (1, size), 1, len(coefficients[0]) - 1
+            z = zi[None]
+        self._kind, self._channels, width = kind, z.shape[1], LINE // real.itemsize
+        self._state = _block_state(z, self._shape, _blocks(self._channels, width, 1)[0], width)
+        self._kernel = _kernels(kind, size, width)[0]
+
+    def __call__(self, x, axis):
+        if not numba_parallel():  # forked after numba's threads ran: the stream falls back
+            raise KernelNotReady("numba's parallel kernels cannot run in this forked process")
+        xc = _channels_first(x, axis)
+        yc, stream = _output(xc)
+        compiling.run(self._kernel, self._coef, xc, yc, self._state, use_numba_threads(),
+                      stream)
+        return _give_back(yc, x, axis)
+
+    def zf(self):
+        z = _channel_state(self._state, self._shape, self._channels, self._lead, self._tail)
+        return z.copy() if self._kind == "sos" else z[0].copy()
 
 
 def _zero_phase(kind, size, coef, zi, x, axis, padtype, padlen, threads):
