@@ -134,9 +134,10 @@ class Stream:
             shape = list(chunk.shape)
             shape[self.axis] = 0
             self._like = np.empty(shape, dtype)
-        if chunk.ndim != self._like.ndim or any(
-                s != t for i, (s, t) in enumerate(zip(chunk.shape, self._like.shape))
-                if i != self.axis):
+            self._others = chunk.shape[:self.axis] + chunk.shape[self.axis + 1:]
+        shape, axis = chunk.shape, self.axis
+        if chunk.ndim != self._like.ndim or (
+                shape[:axis] + shape[axis + 1:] != self._others):
             raise ValueError(f"chunk has shape {chunk.shape}; this stream's chunks have the shape "
                              f"{self._shape_text()} of its first chunk along the other axes")
         if dtype != self._like.dtype:
