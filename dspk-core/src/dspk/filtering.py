@@ -30,6 +30,7 @@ from dspk.arrays import to_numpy
 from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
 from dspk.operations import bucket
+from dspk.plugin import Problem
 from dspk.runtime import validate_name
 
 __all__ = ["sosfilt", "sosfiltfilt", "lfilter", "filtfilt", "sosfilt_zi", "lfilter_zi"]
@@ -50,6 +51,15 @@ def _state(zi: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 def _zi_to_kernel(zi: np.ndarray, axis: int) -> np.ndarray:
     """A state laid out as ``x`` (time axis at ``axis``) with the time axis moved last."""
     return zi if axis == zi.ndim - 1 else np.moveaxis(zi, axis, -1)
+
+
+def filter_problem(op: str, view: Signal2D, size: int,
+                   complex_coefficients: bool = False) -> Problem:
+    """The kernel problem of the filter ``op`` on ``view``: its sections (``sosfilt``,
+    ``sosfiltfilt``) or its order (``lfilter``, ``filtfilt``) ``size``, in the bucket of
+    sizes that share a kernel and a tuning."""
+    size_of = {"sections" if op.startswith("sos") else "order": bucket(size)}
+    return view.problem(op, **size_of, **complex_signals.kind_of(complex_coefficients))
 
 
 def _padlen(padtype: Any, padlen: Any, ntaps: int, samples: int) -> int:
@@ -119,8 +129,7 @@ def sosfilt(sos, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         validation.output_fits("sosfilt", taken, dtype)
         work = validation.working_dtype(dtype, sos[:, 3:])
         cast = taken.astype(work, copy=False)  # the cast below is then no copy
-        problem = Signal2D.of(cast, axis).problem("sosfilt", sections=bucket(len(sos)),
-                                                  **complex_signals.kind_of(complex_sections))
+        problem = filter_problem("sosfilt", Signal2D.of(cast, axis), len(sos), complex_sections)
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
             axis, dtype, work, call.native(sos.astype(work))),
             plans.as_is(call, x, taken, dtype, work)), taken is x)
@@ -239,8 +248,7 @@ def lfilter(b, a, x, axis=-1, zi=None, *, dtype=None, runtime=None):
         validation.output_fits("lfilter", taken, dtype)
         work = validation.working_dtype(dtype, a[None, :])
         cast = taken.astype(work, copy=False)  # the cast below is then no copy
-        problem = Signal2D.of(cast, axis).problem("lfilter", order=bucket(len(a) - 1),
-                                                  **complex_signals.kind_of(complex_a))
+        problem = filter_problem("lfilter", Signal2D.of(cast, axis), len(a) - 1, complex_a)
         plan = plans.keep(plan_key, plans.Plan(call, problem, (
             axis, dtype, work, call.native(b.astype(work)), call.native(a.astype(work))),
             plans.as_is(call, x, taken, dtype, work)), taken is x)
@@ -313,8 +321,7 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None, *, dtype=None, runt
     work = validation.working_dtype(dtype, sos[:, 3:])
     zi = _steady_state("sos", work, sos)
     view = Signal2D.of(x.astype(work, copy=False), axis)
-    problem = view.problem("sosfiltfilt", sections=bucket(len(sos)),
-                           **complex_signals.kind_of(complex_sections))
+    problem = filter_problem("sosfiltfilt", view, len(sos), complex_sections)
     y = call.run(problem, call.native(sos.astype(work)), call.native(view.array), view.axis,
                  padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
@@ -386,8 +393,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     work = validation.working_dtype(dtype, a[None, :])
     zi = _steady_state("ba", work, b, a)
     view = Signal2D.of(x.astype(work, copy=False), axis)
-    problem = view.problem("filtfilt", order=bucket(len(a) - 1),
-                           **complex_signals.kind_of(complex_ba))
+    problem = filter_problem("filtfilt", view, len(a) - 1, complex_ba)
     y = call.run(problem, call.native(b.astype(work)), call.native(a.astype(work)),
                  call.native(view.array), view.axis, padtype, padlen, call.native(zi))
     return call.give_back(view.restore(y).astype(dtype, copy=False))
@@ -455,7 +461,7 @@ def _filtfilt_gust(b, a, x, axis, irlen, dtype, runtime):
         return call.give_back(call.native(y) if call.native_in else y)
     work = validation.working_dtype(dtype, a[None, :])
     view = Signal2D.of(x.astype(work, copy=False), axis)
-    problem = view.problem("lfilter", order=bucket(order))
+    problem = filter_problem("lfilter", view, order)
     coefficients = call.native(b.astype(work)), call.native(a.astype(work))
 
     def along(part: slice) -> tuple[slice, ...]:  # index of samples ``part`` of the 2-D view

@@ -591,7 +591,8 @@ class Backend(abc.ABC):
         """
         return False
 
-    def causal_filter(self, op: str, coefficients: tuple, zi: Any) -> CausalFilter | None:
+    def causal_filter(self, op: str, coefficients: tuple, zi: Any,
+                      variant: str) -> CausalFilter | None:
         """A one-pass filter that keeps its state between calls, for the causal streams
         (:class:`dspk.streaming.SosfiltStream`, :class:`dspk.streaming.LfilterStream`);
         None by default, and the streams then call ``op`` with ``zi`` for each chunk.
@@ -612,6 +613,11 @@ class Backend(abc.ABC):
         zi : native array
             The state to start from, of the working dtype, as the operation's
             variants take it: ``(n_sections, channels, 2)`` or ``(channels, order)``.
+        variant : str
+            The name of the variant the operation's tuner chose for the stream's
+            first chunk: the kept filter computes as that variant does, so that
+            the stream's results are the operation's (None where it has no such
+            filter).
 
         Returns
         -------

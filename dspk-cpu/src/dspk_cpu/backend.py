@@ -86,13 +86,23 @@ class CpuBackend(Backend):
         passes them complex data only with complex coefficients)."""
         return op in ("sosfilt", "lfilter", "sosfiltfilt", "filtfilt")
 
-    def causal_filter(self, op: str, coefficients: tuple, zi: Any):
-        """The numba one-pass kernel with its state kept in its own layout between a
-        stream's chunks (:class:`dspk_cpu.kernels.iir.KeptState`), for real signals;
-        None where numba's threads cannot run (:func:`dspk_cpu.threads.numba_parallel`)."""
-        if not numba_parallel() or zi.dtype.char not in "fd":
+    def causal_filter(self, op: str, coefficients: tuple, zi: Any, variant: str):
+        """For real signals, the chosen variant's kernel with its state kept in its own
+        layout between a stream's chunks: the numba one-pass kernel
+        (:class:`dspk_cpu.kernels.iir.KeptState`) or scipy's compiled filter on the
+        calling thread (:class:`dspk_cpu.filtering.scipy_kernels.KeptState`, also for
+        the variant on scipy's threads: a chunk small enough to count its overhead is
+        too small for threads). None for a gain without delays, and for the numba
+        kernel where its threads cannot run (a child forked after GNU OpenMP
+        started: :func:`dspk_cpu.threads.numba_parallel`)."""
+        kind = "sos" if op == "sosfilt" else "tf"
+        if zi.dtype.char not in "fd" or (kind == "tf" and coefficients[0].size < 2):
             return None
-        return iir.KeptState("sos" if op == "sosfilt" else "tf", coefficients, zi)
+        if variant == "numba-channel-blocks":
+            return iir.KeptState(kind, coefficients, zi) if numba_parallel() else None
+        if variant.startswith("scipy-"):
+            return filtering.scipy_kernels.KeptState(kind, coefficients, zi)
+        return None
 
     def prepare_all(self, pairs, advance) -> None:
         """Build the kernels in one process per thread (:mod:`dspk_cpu.prebuild`) into

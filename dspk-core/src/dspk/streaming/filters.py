@@ -11,9 +11,9 @@ from scipy import signal as _scipy
 from dspk import validation
 from dspk.arrays import to_numpy
 from dspk.designs import Filter
-from dspk.dispatch import Call
+from dspk.dispatch import Call, Signal2D
 from dspk.docstrings import shared
-from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
+from dspk.filtering import filter_problem, filtfilt, lfilter, sosfilt, sosfiltfilt
 from dspk.plugin import CausalFilter, KernelNotReady, deferring
 from dspk.streaming.base import Stream, along
 from dspk.tuning import tuner
@@ -250,10 +250,10 @@ class CausalStream(Stream):
 
     Real 2-D chunks go to the runtime's kept filter where it has one
     (:meth:`dspk.plugin.Backend.causal_filter`), which holds the state in its own
-    layout between chunks: the runtime is then chosen at the first chunk, for the
-    life of the stream. Other chunks, and every chunk while the filter's kernel is
-    still being built, go through the operation with ``zi``; the results are the
-    same.
+    layout between chunks: the runtime, and the variant the operation's tuner
+    chooses for the first such chunk, are then the stream's for its life. Other
+    chunks, and every chunk while the filter's kernel is still being built, go
+    through the operation with ``zi``; the results are the same.
     """
 
     def __init__(self, design: OnePass, axis: Any, zi: Any, runtime: str | None):
@@ -287,10 +287,14 @@ class CausalStream(Stream):
             if not call.native_in or x.dtype.kind != "f" or np.iscomplexobj(self._state):
                 self._keeps = False
                 return None
-            work = x.dtype
-            self._kept = call.backend.causal_filter(
-                self._filter.op, tuple(c.astype(work) for c in self._filter.coefficients()),
-                np.array(self._filter.variant_state(self._state.astype(work), self.axis)))
+            op, work = self._filter.op, x.dtype
+            coefficients = tuple(c.astype(work) for c in self._filter.coefficients())
+            zi = np.array(self._filter.variant_state(self._state.astype(work), self.axis))
+            view = Signal2D.of(x, self.axis)
+            variant = tuner.choose(  # what the operation runs this chunk with
+                call.backend, filter_problem(op, view, self._filter.state_shape[0]),
+                (*coefficients, view.array, view.axis, zi))
+            self._kept = call.backend.causal_filter(op, coefficients, zi, variant.name)
             if self._kept is None:
                 self._keeps = False
                 return None

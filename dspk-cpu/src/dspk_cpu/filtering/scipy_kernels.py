@@ -97,6 +97,50 @@ def lfilter_one_thread(b, a, x, axis, zi):
     return y, (zf if axis == 1 else zf.T)
 
 
+class KeptState:
+    """scipy's compiled one-pass filters over successive chunks of the same channels,
+    the state kept in their own layout from chunk to chunk: a stream's filter for a
+    channel or two (:meth:`dspk_cpu.backend.CpuBackend.causal_filter`), which the
+    numba kernels would filter in blocks of lanes left mostly empty.
+
+    Parameters
+    ----------
+    kind : {"sos", "tf"}
+        Sections ``coefficients = (sos,)`` or a transfer function ``(b, a)``.
+    coefficients : tuple of ndarray
+        Of the signal's dtype.
+    zi : ndarray
+        The state to start from: ``(n_sections, C, 2)`` or ``(C, K - 1)``.
+
+    Examples
+    --------
+    >>> sos = np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]])
+    >>> kept = KeptState("sos", (sos,), np.zeros((1, 1, 2)))
+    >>> kept(np.ones((1, 2)), 1), kept(np.ones((1, 1)), 1)
+    (array([[1. , 1.5]]), array([[1.75]]))
+    >>> kept.zf()
+    array([[[0.875, 0.   ]]])
+    """
+
+    def __init__(self, kind, coefficients, zi):
+        self._kind, self._coefficients = kind, tuple(map(np.ascontiguousarray, coefficients))
+        # (C, n_sections, 2) for _sosfilt, which updates it in place; (C, K - 1)
+        self._state = np.array(zi.transpose(1, 0, 2) if kind == "sos" else zi, order="C")
+
+    def __call__(self, x, axis):
+        if self._kind == "sos":
+            y = np.array(x.T if axis == 0 else x, order="C")  # filtered in place
+            _sosfilt(*self._coefficients, y, self._state)
+            return y.T if axis == 0 else y
+        y, zf = _linear_filter(*self._coefficients, x, axis,
+                               self._state if axis == 1 else self._state.T)
+        self._state = zf if axis == 1 else zf.T
+        return y
+
+    def zf(self):
+        return (self._state.transpose(1, 0, 2) if self._kind == "sos" else self._state).copy()
+
+
 def extend(x: np.ndarray, axis: int, padtype: str | None, padlen: int) -> np.ndarray:
     """``x`` with ``padlen`` samples added at both ends of the time axis.
 
