@@ -114,12 +114,13 @@ class KeptState:
 
     Examples
     --------
-    >>> sos = np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]])
-    >>> kept = KeptState("sos", (sos,), np.zeros((1, 1, 2)))
-    >>> kept(np.ones((1, 2)), 1), kept(np.ones((1, 1)), 1)
-    (array([[1. , 1.5]]), array([[1.75]]))
+    >>> b, a = np.array([1.0, 0.0]), np.array([1.0, -0.5])
+    >>> kept = KeptState("tf", (b, a), np.zeros((1, 1)))
+    >>> kept(np.ones((2, 1)), 0), kept(np.ones((1, 1)), 0)
+    (array([[1. ],
+           [1.5]]), array([[1.75]]))
     >>> kept.zf()
-    array([[[0.875, 0.   ]]])
+    array([[0.875]])
     """
 
     def __init__(self, kind, coefficients, zi):
