@@ -91,8 +91,9 @@ class CpuBackend(Backend):
         layout between a stream's chunks: the numba one-pass kernel
         (:class:`dspk_cpu.kernels.iir.KeptState`) or scipy's compiled filter on the
         calling thread (:class:`dspk_cpu.filtering.scipy_kernels.KeptState`, also for
-        the variant on scipy's threads: a chunk small enough to count its overhead is
-        too small for threads). None for a gain without delays, and for the numba
+        the variant on scipy's threads, a chunk small enough to count its overhead
+        being too small for threads, and for lfilter's one-thread direct form, which
+        computes as scipy's does). None for a gain without delays, and for the numba
         kernel where its threads cannot run (a child forked after GNU OpenMP
         started: :func:`dspk_cpu.threads.numba_parallel`)."""
         kind = "sos" if op == "sosfilt" else "tf"
@@ -100,7 +101,8 @@ class CpuBackend(Backend):
             return None
         if variant == "numba-channel-blocks":
             return iir.KeptState(kind, coefficients, zi) if numba_parallel() else None
-        if variant.startswith("scipy-"):
+        if variant.startswith("scipy-") or variant == "numba-one-thread":  # (scipy's order
+            # of operations: its results bit for bit)
             return filtering.scipy_kernels.KeptState(kind, coefficients, zi)
         return None
 

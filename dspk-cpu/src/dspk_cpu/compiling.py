@@ -134,11 +134,26 @@ def run(kernel: Any, *args: Any) -> Any:
     >>> float(run(total, np.arange(4.0)))
     6.0
     """
+    return runner(kernel, *args)(*args)
+
+
+def runner(kernel: Any, *args: Any) -> Callable[..., Any]:
+    """What runs the numba dispatcher ``kernel``'s specialisation for ``args``, built
+    first (:func:`run` without the call): for a caller that keeps it for later
+    arguments of the same types.
+
+    Examples
+    --------
+    >>> import numba, numpy as np
+    >>> total = numba.njit(lambda a: a.sum())
+    >>> float(runner(total, np.arange(4.0))(np.arange(3.0)))
+    3.0
+    """
     key = _key(kernel, args)
     compiled = _ready.get(key)
     if compiled is None:
         compiled = _ready[key] = _build(kernel, key, args)
-    return compiled(*args)
+    return compiled
 
 
 def _build(kernel: Any, key: tuple, args: tuple) -> Callable[..., Any]:

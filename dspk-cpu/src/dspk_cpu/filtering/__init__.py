@@ -1,6 +1,7 @@
 """The cpu runtime's variants of the filtering and convolution operations.
 
-The numba kernels of :mod:`dspk_cpu.kernels` (:mod:`.numba_kernels`), scipy.signal on
+The numba kernels of :mod:`dspk_cpu.kernels` (:mod:`.numba_kernels`, and lfilter's
+one-thread direct form, :mod:`dspk_cpu.kernels.direct_form`), scipy.signal on
 one slice of channels per thread or its compiled filters on one thread, for
 small problems (:mod:`.scipy_kernels`), and FFT convolution by overlap-save
 (:mod:`.overlap_save`).
@@ -8,8 +9,10 @@ small problems (:mod:`.scipy_kernels`), and FFT convolution by overlap-save
 
 from dspk.plugin import Problem, Variant, package_source_hash
 from dspk_cpu.filtering import numba_kernels, overlap_save, scipy_kernels
+from dspk_cpu.kernels import direct_form
 
 _NUMBA = package_source_hash(numba_kernels)
+_DIRECT_FORM = package_source_hash(direct_form)
 _SCIPY = package_source_hash(scipy_kernels)
 _OVERLAP_SAVE = package_source_hash(overlap_save)
 
@@ -31,6 +34,13 @@ def _real_coefficients(problem: Problem) -> bool:
     return problem.param("coefficients") != "complex"
 
 
+def _small_real_transfer_function(problem: Problem) -> bool:
+    """Whether :mod:`dspk_cpu.kernels.direct_form` filters the problem: real signal and
+    coefficients, an order of at most :data:`~dspk_cpu.kernels.direct_form.MAX_ORDER`."""
+    return (_real_coefficients(problem) and problem.dtype in ("float32", "float64")
+            and problem.param("order") <= direct_form.MAX_ORDER)
+
+
 VARIANTS = {
     "sosfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA, _real_coefficients),
@@ -41,6 +51,8 @@ VARIANTS = {
         Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.lfilter, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.lfilter_one_thread, _SCIPY),
+        Variant("numba-one-thread", direct_form.lfilter, _DIRECT_FORM,
+                _small_real_transfer_function),
     ],
     "sosfiltfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA, _real_coefficients),

@@ -18,8 +18,8 @@ TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12}
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("axis", [0, 1])
 @pytest.mark.parametrize("op", ["sosfilt", "lfilter"])
-@pytest.mark.parametrize("variant", ["numba-channel-blocks", "scipy-one-thread",
-                                     "scipy-threads"])
+@pytest.mark.parametrize("variant", ["numba-channel-blocks", "numba-one-thread",
+                                     "scipy-one-thread", "scipy-threads"])
 @pytest.mark.parametrize("channels", [1, 3, 20])
 def test_a_kept_filter_is_the_operation_over_the_whole_signal(variant, op, axis, dtype,
                                                                 channels):
