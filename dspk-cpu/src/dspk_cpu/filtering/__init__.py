@@ -9,10 +9,8 @@ small problems (:mod:`.scipy_kernels`), and FFT convolution by overlap-save
 
 from dspk.plugin import Problem, Variant, package_source_hash
 from dspk_cpu.filtering import numba_kernels, overlap_save, scipy_kernels
-from dspk_cpu.kernels import direct_form
 
 _NUMBA = package_source_hash(numba_kernels)
-_DIRECT_FORM = package_source_hash(direct_form)
 _SCIPY = package_source_hash(scipy_kernels)
 _OVERLAP_SAVE = package_source_hash(overlap_save)
 
@@ -34,13 +32,6 @@ def _real_coefficients(problem: Problem) -> bool:
     return problem.param("coefficients") != "complex"
 
 
-def _small_real_transfer_function(problem: Problem) -> bool:
-    """Whether :mod:`dspk_cpu.kernels.direct_form` filters the problem: real signal and
-    coefficients, an order of at most :data:`~dspk_cpu.kernels.direct_form.MAX_ORDER`."""
-    return (_real_coefficients(problem) and problem.dtype in ("float32", "float64")
-            and problem.param("order") <= direct_form.MAX_ORDER)
-
-
 VARIANTS = {
     "sosfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfilt, _NUMBA, _real_coefficients),
@@ -51,8 +42,8 @@ VARIANTS = {
         Variant("numba-channel-blocks", numba_kernels.lfilter, _NUMBA, _real_coefficients),
         Variant("scipy-threads", scipy_kernels.lfilter, _SCIPY),
         Variant("scipy-one-thread", scipy_kernels.lfilter_one_thread, _SCIPY),
-        Variant("numba-one-thread", direct_form.lfilter, _DIRECT_FORM,
-                _small_real_transfer_function),
+        Variant("numba-one-thread", numba_kernels.lfilter_one_thread, _NUMBA,
+                _real_coefficients),
     ],
     "sosfiltfilt": [
         Variant("numba-channel-blocks", numba_kernels.sosfiltfilt, _NUMBA, _real_coefficients),
