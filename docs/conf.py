@@ -36,13 +36,15 @@ numpydoc_class_members_toctree = False
 # every parameter documented, none documented that does not exist, in the signature's order,
 # "name : type" spelled right, the sections in numpydoc's order.
 numpydoc_validation_checks = {"PR01", "PR02", "PR03", "PR10", "GL06", "GL07"}
-# Not ours: re-exported by dspk.plugin from dataclasses, pluggy, typing (NativeArray's *args).
+# Not ours: re-exported by dspk.plugin from dataclasses, pluggy, typing (the *args of the
+# protocols NativeArray and CausalFilter).
 numpydoc_validation_exclude = {
     r"^dspk\.plugin\.dataclass$",
     r"^dspk\.plugin\.field$",
     r"^dspk\.plugin\.hookimpl$",
     r"^dspk\.plugin\.Any$",
     r"^dspk\.plugin\.NativeArray$",
+    r"^dspk\.plugin\.CausalFilter$",
 }
 myst_heading_anchors = 3
 
