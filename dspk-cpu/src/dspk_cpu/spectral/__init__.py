@@ -1,15 +1,17 @@
 """The cpu runtime's variants of the spectral operations.
 
-FFTs are scipy.fft's (pocketfft), which keeps float32 in float32. Every
+FFTs are scipy.fft's (pocketfft), which keeps float32 in float32, and for the
+fft operation ducc0's too (pocketfft's successor). Every
 operation has a whole-array variant, where pocketfft's own threads share out
 the rows, and a variant with one slice of channels per thread; fft and
 hilbert have one on the calling thread alone, for small arrays.
 """
 
 from dspk.plugin import Variant, package_source_hash
-from dspk_cpu.spectral import analytic, csd, fft, segments, stft
+from dspk_cpu.spectral import analytic, csd, ducc_fft, fft, segments, stft
 
 _FFT = package_source_hash(fft)
+_DUCC_FFT = package_source_hash(ducc_fft)
 _ANALYTIC = package_source_hash(analytic)
 _SEGMENTS = package_source_hash(segments)
 _STFT = package_source_hash(stft)
@@ -21,6 +23,7 @@ VARIANTS = {
     # fresh pages cost as much as the transform at 384 x 524288).
     "fft": [
         Variant("whole-array", fft.transform, _FFT),
+        Variant("ducc0", ducc_fft.transform, _DUCC_FFT),
         Variant("half-length", fft.transform_halfsize, _FFT),
         Variant("half-length-channel-threads", fft.transform_halfsize_channel_threads, _FFT),
         Variant("channel-threads", fft.transform_channel_threads, _FFT),
