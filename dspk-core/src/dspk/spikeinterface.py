@@ -23,6 +23,12 @@ Where dspk computes differently, on purpose:
 - ``common_reference`` runs dspk's kernel for the global reference over all
   channels (no ``groups``, no ``ref_channel_ids``); the other forms run
   SpikeInterface's own code.
+- ``whiten`` applies SpikeInterface's own ``W`` and ``M`` (estimated by its
+  code from its random chunks), in float32 where the output is not float64.
+- ``highpass_spatial_filter`` filters each chunk (with the gain control's
+  margins, in SpikeInterface's order by depth and with its gain floors) by
+  :func:`dspk.highpass_spatial_filter`, in float64 where the output is float64
+  (SpikeInterface: float32 always).
 
 Examples
 --------
@@ -50,16 +56,27 @@ from spikeinterface.preprocessing.filter import BandpassFilterRecording as _SiBa
 from spikeinterface.preprocessing.filter import FilterRecording as _SiFilterRecording
 from spikeinterface.preprocessing.filter import FilterRecordingSegment as _SiFilterSegment
 from spikeinterface.preprocessing.filter import HighpassFilterRecording as _SiHighpass
+from spikeinterface.preprocessing.highpass_spatial_filter import (
+    HighpassSpatialFilterRecording as _SiHighpassSpatial,
+)
+from spikeinterface.preprocessing.highpass_spatial_filter import (
+    HighPassSpatialFilterSegment as _SiHighpassSpatialSegment,
+)
 from spikeinterface.preprocessing.phase_shift import PhaseShiftRecording as _SiPhaseShift
 from spikeinterface.preprocessing.phase_shift import (
     PhaseShiftRecordingSegment as _SiPhaseShiftSegment,
 )
+from spikeinterface.preprocessing.whiten import WhitenRecording as _SiWhiten
+from spikeinterface.preprocessing.whiten import WhitenRecordingSegment as _SiWhitenSegment
 
+from dspk.destripe import highpass_spatial_filter as _highpass_spatial_filter
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
 from dspk.multichannel import common_reference as _common_reference
 from dspk.multichannel import phase_shift as _phase_shift
+from dspk.multichannel import whiten as _whiten
 
-__all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference", "phase_shift"]
+__all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference", "phase_shift",
+           "whiten", "highpass_spatial_filter"]
 
 
 def _compute_dtype(output: np.dtype, single: bool = True) -> np.dtype:
@@ -165,6 +182,70 @@ class PhaseShiftRecording(_ComputedByDspk, _SiPhaseShift):
     segment_class = _PhaseShiftSegment
 
 
+class _WhitenSegment(_SiWhitenSegment):
+    """A whitening segment whose product with SpikeInterface's ``W`` dspk computes."""
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        traces = self.parent_recording_segment.get_traces(start_frame, end_frame, slice(None))
+        traces = traces.astype(_compute_dtype(self.dtype), copy=False)
+        if self.M is not None:
+            traces = traces - self.M
+        # SpikeInterface's traces @ W is W.T @ x on channels by samples (dspk's W @ x)
+        whitened = _whiten(traces, W=self.W.T, axis=0)[0][:, channel_indices]
+        if self.int_scale is not None:
+            whitened *= self.int_scale
+        return _as_output(whitened, self.dtype)
+
+
+class WhitenRecording(_ComputedByDspk, _SiWhiten):
+    """SpikeInterface's ``WhitenRecording`` (its ``W`` and ``M``, from its random chunks),
+    applied by dspk."""
+
+    segment_class = _WhitenSegment
+
+
+class _HighpassSpatialSegment(_SiHighpassSpatialSegment):
+    """A destriping segment whose chunks (with the gain control's margins) dspk filters."""
+
+    #: dspk.highpass_spatial_filter's options, set by the recording.
+    options: dict
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        if channel_indices is None:
+            channel_indices = slice(None)
+        margin = 0 if self.window is None else len(self.window) // 2
+        traces, left, right = get_chunk_with_margin(
+            self.parent_recording_segment, start_frame=start_frame, end_frame=end_frame,
+            channel_indices=slice(None), margin=margin)
+        traces = traces.astype(_compute_dtype(self.dtype), copy=False)
+        if self.order_f is not None:  # SpikeInterface's own order by depth
+            traces = traces[:, self.order_f]
+        filtered = _highpass_spatial_filter(traces, axis=0, **self.options)
+        if self.order_r is not None:
+            filtered = filtered[:, self.order_r]
+        return _as_output(filtered[left:len(filtered) - right, channel_indices], self.dtype)
+
+
+class HighpassSpatialFilterRecording(_ComputedByDspk, _SiHighpassSpatial):
+    """SpikeInterface's ``HighpassSpatialFilterRecording`` (IBL's destriping), filtered by
+    dspk."""
+
+    segment_class = _HighpassSpatialSegment
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        chosen = self._kwargs
+        for segment in self.segments:
+            segment.options = dict(
+                fs=recording.sampling_frequency, n_channel_pad=chosen["n_channel_pad"],
+                n_channel_taper=chosen["n_channel_taper"], apply_agc=segment.window is not None,
+                agc_window_length_s=chosen["agc_window_length_s"] or 0.1,
+                highpass_butter_order=chosen["highpass_butter_order"],
+                highpass_butter_wn=chosen["highpass_butter_wn"],
+                # the segment's floors, epsilon * rms (SpikeInterface keeps no epsilon)
+                epsilon=1.0, rms_values=segment.epsilon_values_for_agc)
+
+
 filter = define_function_from_class(source_class=FilterRecording, name="filter")  # noqa: A001
 bandpass_filter = define_function_from_class(source_class=BandpassFilterRecording,
                                              name="bandpass_filter")
@@ -173,3 +254,6 @@ highpass_filter = define_function_from_class(source_class=HighpassFilterRecordin
 common_reference = define_function_from_class(source_class=CommonReferenceRecording,
                                               name="common_reference")
 phase_shift = define_function_from_class(source_class=PhaseShiftRecording, name="phase_shift")
+whiten = define_function_from_class(source_class=WhitenRecording, name="whiten")
+highpass_spatial_filter = define_function_from_class(source_class=HighpassSpatialFilterRecording,
+                                                     name="highpass_spatial_filter")
