@@ -239,6 +239,7 @@ class HighpassSpatialFilterRecording(_ComputedByDspk, _SiHighpassSpatial):
             segment.options = dict(
                 fs=recording.sampling_frequency, n_channel_pad=chosen["n_channel_pad"],
                 n_channel_taper=chosen["n_channel_taper"], apply_agc=segment.window is not None,
+                # (SpikeInterface keeps None without the gain control; any length does then)
                 agc_window_length_s=chosen["agc_window_length_s"] or 0.1,
                 highpass_butter_order=chosen["highpass_butter_order"],
                 highpass_butter_wn=chosen["highpass_butter_wn"],
