@@ -36,8 +36,11 @@ from dspk_cpu.threads import numba_parallel, threads  # noqa: E402
 LONG_RUN = 0.25
 #: Runs shorter than this (seconds) are timed in loops that span it.
 SHORT_RUN = 2e-3
-#: Seconds of untimed runs (the first included) before timing a short one.
+#: Seconds of untimed runs (the first included) before timing a short one, and at most
+#: this many of them: a call of microseconds (one thread, where a first call's tuning
+#: time counts most) needs no 10 ms to warm.
 WARM_UP = 10e-3
+WARM_UP_RUNS = 20
 
 
 @functools.cache
@@ -119,8 +122,9 @@ class CpuBackend(Backend):
 
     def time(self, call: Callable[[], Any], repeat: int) -> list[float]:
         """Seconds per run of ``call``, ``repeat`` times, after warm-up runs spanning
-        :data:`WARM_UP`; a first run of :data:`LONG_RUN` seconds or more is its own
-        warm-up and counts as the first timing (kernels are compiled by :meth:`prepare`).
+        :data:`WARM_UP` (or :data:`WARM_UP_RUNS` runs); a first run of :data:`LONG_RUN`
+        seconds or more is its own warm-up and counts as the first timing (kernels are
+        compiled by :meth:`prepare`).
         Threads that have idled wake slowly: pocketfft's took 0.8 ms for a 32 x 8192
         rfft after one warm-up run, 0.42 ms after 10 ms of them, and lost to one thread.
 
@@ -133,7 +137,8 @@ class CpuBackend(Backend):
         call()
         first = time.perf_counter() - start
         seconds = [first] if first >= LONG_RUN else []
-        while not seconds and time.perf_counter() < start + WARM_UP:
+        warm_until = start + min(WARM_UP, WARM_UP_RUNS * first)
+        while not seconds and time.perf_counter() < warm_until:
             call()
         loop = max(1, min(1000, int(SHORT_RUN / max(first, 1e-9))))
         while len(seconds) < repeat:
