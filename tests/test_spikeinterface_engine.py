@@ -152,9 +152,10 @@ def test_highpass_spatial_filter_gives_spikeinterface_traces(dtype, name, shuffl
 @pytest.mark.filterwarnings("ignore:The extractor is not serializable")  # an in-memory recording
 def test_a_chain_saves_in_parallel_chunks_and_reloads_as_dspk(tmp_path):
     rec = on_a_probe(recording("float32", samples=60000), shuffled=True)
-    chain = dspk_si.common_reference(dspk_si.bandpass_filter(rec, freq_min=300.0,
-                                                             freq_max=6000.0))
-    chain = dspk_si.whiten(dspk_si.highpass_spatial_filter(chain, n_channel_pad=12), seed=1)
+    referenced = dspk_si.common_reference(dspk_si.bandpass_filter(rec, freq_min=300.0,
+                                                                  freq_max=6000.0))
+    chain = dspk_si.whiten(dspk_si.highpass_spatial_filter(referenced, n_channel_pad=12),
+                           seed=1)
     # spawned workers: a forked one could deadlock on a thread of a library another
     # test of this worker imported (JAX warns so)
     saved = chain.save(folder=tmp_path / "saved", n_jobs=2, chunk_duration="0.3s",
@@ -166,6 +167,11 @@ def test_a_chain_saves_in_parallel_chunks_and_reloads_as_dspk(tmp_path):
         chain.to_dict())
     assert type(reloaded) is type(chain)
     assert type(pickle.loads(pickle.dumps(chain))) is type(chain)
+    # the steps before the destriping reload exactly
+    reloaded_referenced = reloaded._kwargs["recording"]._kwargs["recording"]
+    assert type(reloaded_referenced) is type(referenced)
+    np.testing.assert_array_equal(reloaded_referenced.get_traces(end_frame=5000),
+                                  referenced.get_traces(end_frame=5000))
     # W and the RMS values reload from lists, as float64: to float32's rounding
     want = chain.get_traces(end_frame=5000)
     np.testing.assert_allclose(reloaded.get_traces(end_frame=5000), want, rtol=0,
