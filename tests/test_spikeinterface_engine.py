@@ -12,6 +12,9 @@ si = pytest.importorskip("spikeinterface.core")
 spre = pytest.importorskip("spikeinterface.preprocessing")
 dspk_si = pytest.importorskip("dspk.spikeinterface")
 
+from dspk.testing.conformance.test_bad_channels import probe  # noqa: E402
+from dspk.testing.conformance.test_bad_channels import recording as kit_recording  # noqa: E402
+
 FS = 30000.0
 
 
@@ -147,6 +150,73 @@ def test_highpass_spatial_filter_gives_spikeinterface_traces(dtype, name, shuffl
         # SpikeInterface computes in float32 whatever the recording's dtype
         assert_traces_like(ours.get_traces(**kwargs), theirs.get_traces(**kwargs),
                            "int16" if dtype == "int16" else "float32")
+
+
+INTERPOLATIONS = {
+    "one": dict(bad=[3]),
+    "three": dict(bad=[0, 5, 11]),
+    "sigma-and-p": dict(bad=[6, 7], sigma_um=35.0, p=1.0),
+    "none": dict(bad=[]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
+@pytest.mark.parametrize("name", INTERPOLATIONS)
+def test_interpolate_bad_channels_gives_spikeinterface_traces(dtype, name):
+    rec = on_a_probe(recording(dtype), shuffled=dtype == "int16")
+    options = dict(INTERPOLATIONS[name])
+    bad = rec.channel_ids[options.pop("bad")]
+    ours, theirs = (m.interpolate_bad_channels(rec, bad, **options) for m in (dspk_si, spre))
+    assert isinstance(ours, type(theirs))
+    np.testing.assert_array_equal(ours._kwargs["weights"], theirs._kwargs["weights"])
+    ids = rec.channel_ids[[5, 0, 3, 9]]
+    for kwargs in (dict(), dict(start_frame=300, end_frame=4000, channel_ids=ids)):
+        got, want = ours.get_traces(**kwargs), theirs.get_traces(**kwargs)
+        if dtype == "float64":  # the same product in the same dtype, to rounding
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+        else:
+            assert_traces_like(got, want, dtype)
+    # the good channels pass as they are
+    good = np.setdiff1d(np.arange(rec.get_num_channels()), rec.ids_to_indices(bad))
+    np.testing.assert_array_equal(ours.get_traces()[:, good], rec.get_traces()[:, good])
+
+
+def recording_with_bad_channels(dtype):
+    """The conformance kit's probe recording (scaled to microvolts) with a dead and a
+    noisy channel."""
+    probeinterface = pytest.importorskip("probeinterface")
+    positions = probe(2, 16)
+    traces = kit_recording(np.random.default_rng(5), positions, 30000)
+    traces[3] *= 0.01
+    traces[17] *= 30
+    rec = si.NumpyRecording(traces.T.astype(dtype), sampling_frequency=FS)
+    contacts = probeinterface.Probe(ndim=2, si_units="um")
+    contacts.set_contacts(positions=positions, shapes="square", shape_params=dict(width=12))
+    contacts.set_device_channel_indices(np.arange(len(positions)))
+    rec.set_probe(contacts)
+    rec.set_channel_gains(1.0)
+    rec.set_channel_offsets(0.0)
+    return rec
+
+
+@pytest.mark.filterwarnings("ignore:over a third of the channels are bad")
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+@pytest.mark.parametrize("method", ["coherence+psd", "std"])
+def test_detect_and_interpolate_bad_channels_gives_spikeinterface_traces(dtype, method):
+    rec = recording_with_bad_channels(dtype)
+    options = dict(method=method, seed=0, num_random_chunks=20, chunk_duration_s=0.05)
+    ours, theirs = (m.detect_and_interpolate_bad_channels(rec, **options)
+                    for m in (dspk_si, spre))
+    assert isinstance(ours, type(theirs))
+    bad = list(theirs._kwargs["bad_channel_ids"])
+    assert list(ours._kwargs["bad_channel_ids"]) == bad and 17 in bad
+    assert_traces_like(ours.get_traces(), theirs.get_traces(), dtype)
+
+
+def test_interpolating_every_channel_is_refused():
+    rec = on_a_probe(recording("float32", channels=4, samples=1000))
+    with pytest.raises(ValueError, match="bad_channel_ids names every channel"):
+        dspk_si.interpolate_bad_channels(rec, rec.channel_ids)
 
 
 @pytest.mark.filterwarnings("ignore:The extractor is not serializable")  # an in-memory recording

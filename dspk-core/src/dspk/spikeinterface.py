@@ -29,6 +29,12 @@ Where dspk computes differently, on purpose:
   margins, in SpikeInterface's order by depth and with its gain floors) by
   :func:`dspk.highpass_spatial_filter`, in float64 where the output is float64
   (SpikeInterface: float32 always).
+- ``interpolate_bad_channels`` and ``detect_and_interpolate_bad_channels``
+  apply SpikeInterface's kriging weights (and its detection's bad channels)
+  by :func:`dspk.interpolate_bad_channels`, in float32 where the output is not
+  float64; integer outputs are rounded (SpikeInterface truncates), within one
+  count of it. Every channel bad (named or detected) raises
+  :class:`ValueError` where SpikeInterface's traces would be zeros.
 
 Examples
 --------
@@ -62,6 +68,15 @@ from spikeinterface.preprocessing.highpass_spatial_filter import (
 from spikeinterface.preprocessing.highpass_spatial_filter import (
     HighPassSpatialFilterSegment as _SiHighpassSpatialSegment,
 )
+from spikeinterface.preprocessing.interpolate_bad_channels import (
+    DetectAndInterpolateBadChannelsRecording as _SiDetectAndInterpolate,
+)
+from spikeinterface.preprocessing.interpolate_bad_channels import (
+    InterpolateBadChannelsRecording as _SiInterpolate,
+)
+from spikeinterface.preprocessing.interpolate_bad_channels import (
+    InterpolateBadChannelsSegment as _SiInterpolateSegment,
+)
 from spikeinterface.preprocessing.phase_shift import PhaseShiftRecording as _SiPhaseShift
 from spikeinterface.preprocessing.phase_shift import (
     PhaseShiftRecordingSegment as _SiPhaseShiftSegment,
@@ -69,6 +84,7 @@ from spikeinterface.preprocessing.phase_shift import (
 from spikeinterface.preprocessing.whiten import WhitenRecording as _SiWhiten
 from spikeinterface.preprocessing.whiten import WhitenRecordingSegment as _SiWhitenSegment
 
+from dspk.bad_channels import interpolate_bad_channels as _interpolate_bad_channels
 from dspk.destripe import highpass_spatial_filter as _highpass_spatial_filter
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
 from dspk.multichannel import common_reference as _common_reference
@@ -76,7 +92,8 @@ from dspk.multichannel import phase_shift as _phase_shift
 from dspk.multichannel import whiten as _whiten
 
 __all__ = ["bandpass_filter", "highpass_filter", "filter", "common_reference", "phase_shift",
-           "whiten", "highpass_spatial_filter"]
+           "whiten", "highpass_spatial_filter", "interpolate_bad_channels",
+           "detect_and_interpolate_bad_channels"]
 
 
 def _compute_dtype(output: np.dtype, single: bool = True) -> np.dtype:
@@ -247,6 +264,49 @@ class HighpassSpatialFilterRecording(_ComputedByDspk, _SiHighpassSpatial):
                 epsilon=1.0, rms_values=segment.epsilon_values_for_agc)
 
 
+class _InterpolateSegment(_SiInterpolateSegment):
+    """A bad-channel segment whose interpolation (with SpikeInterface's weights) dspk computes."""
+
+    #: The channels' positions, set by the recording.
+    positions: np.ndarray
+
+    def get_traces(self, start_frame, end_frame, channel_indices):
+        if channel_indices is None:
+            channel_indices = slice(None)
+        traces = self.parent_recording_segment.get_traces(start_frame, end_frame, slice(None))
+        interpolated = _interpolate_bad_channels(
+            traces, self._bad_channel_indices, self.positions, weights=self._weights, axis=0,
+            dtype=_compute_dtype(traces.dtype))
+        return _as_output(interpolated[:, channel_indices], traces.dtype)
+
+
+class _InterpolatedByDspk(_ComputedByDspk):
+    """Gives each bad-channel segment the channels' positions; refuses to interpolate
+    every channel (SpikeInterface's traces would be zeros)."""
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        if len(self._kwargs["bad_channel_ids"]) == recording.get_num_channels():
+            raise ValueError("bad_channel_ids names every channel; there is no good channel "
+                             "to interpolate from")
+        for segment in self.segments:
+            segment.positions = recording.get_channel_locations()
+
+
+class InterpolateBadChannelsRecording(_InterpolatedByDspk, _SiInterpolate):
+    """SpikeInterface's ``InterpolateBadChannelsRecording`` (its kriging weights), applied by
+    dspk."""
+
+    segment_class = _InterpolateSegment
+
+
+class DetectAndInterpolateBadChannelsRecording(_InterpolatedByDspk, _SiDetectAndInterpolate):
+    """SpikeInterface's ``DetectAndInterpolateBadChannelsRecording`` (its detection and
+    weights), its interpolation applied by dspk."""
+
+    segment_class = _InterpolateSegment
+
+
 filter = define_function_from_class(source_class=FilterRecording, name="filter")  # noqa: A001
 bandpass_filter = define_function_from_class(source_class=BandpassFilterRecording,
                                              name="bandpass_filter")
@@ -258,3 +318,8 @@ phase_shift = define_function_from_class(source_class=PhaseShiftRecording, name=
 whiten = define_function_from_class(source_class=WhitenRecording, name="whiten")
 highpass_spatial_filter = define_function_from_class(source_class=HighpassSpatialFilterRecording,
                                                      name="highpass_spatial_filter")
+interpolate_bad_channels = define_function_from_class(
+    source_class=InterpolateBadChannelsRecording, name="interpolate_bad_channels")
+detect_and_interpolate_bad_channels = define_function_from_class(
+    source_class=DetectAndInterpolateBadChannelsRecording,
+    name="detect_and_interpolate_bad_channels")
