@@ -20,9 +20,14 @@ Where dspk computes differently, on purpose:
   float64.
 - ``phase_shift`` shifts chunks in float32 when the output is not float64
   (SpikeInterface: float64), within float32's tolerance or one count.
-- ``common_reference`` runs dspk's kernel for the global reference over all
-  channels (no ``groups``, no ``ref_channel_ids``); the other forms run
-  SpikeInterface's own code.
+- ``common_reference`` runs dspk's kernels for the global reference (over all
+  channels, over groups, or over ``ref_channel_ids``), the single-channel
+  reference and the local one; a reference set per group and a single channel
+  per group run SpikeInterface's own code, as does a local reference where a
+  tie in distance would give a channel other neighbours than SpikeInterface's.
+  The local median of a float64 recording is computed in float64
+  (SpikeInterface: float32), and integer outputs of groups are rounded
+  (SpikeInterface truncates them).
 - ``whiten`` applies SpikeInterface's own ``W`` and ``M`` (estimated by its
   code from its random chunks), in float32 where the output is not float64.
 - ``highpass_spatial_filter`` filters each chunk (with the gain control's
@@ -87,6 +92,7 @@ from spikeinterface.preprocessing.whiten import WhitenRecordingSegment as _SiWhi
 from dspk.bad_channels import interpolate_bad_channels as _interpolate_bad_channels
 from dspk.destripe import highpass_spatial_filter as _highpass_spatial_filter
 from dspk.filtering import filtfilt, lfilter, sosfilt, sosfiltfilt
+from dspk.geometry import annulus as _annulus
 from dspk.multichannel import common_reference as _common_reference
 from dspk.multichannel import phase_shift as _phase_shift
 from dspk.multichannel import whiten as _whiten
@@ -162,21 +168,56 @@ class HighpassFilterRecording(_ComputedByDspk, _SiHighpass):
 
 
 class _ReferenceSegment(_SiReferenceSegment):
-    """A common-reference segment whose global reference over all channels dspk computes."""
+    """A common-reference segment whose reference dspk computes."""
+
+    #: dspk.common_reference's options, set by the recording; None where SpikeInterface's
+    #: code computes the reference.
+    options: dict | None
 
     def get_traces(self, start_frame, end_frame, channel_indices):
-        if (self.reference != "global" or self.group_indices is not None
-                or self.ref_channel_indices is not None):
+        if self.options is None:
             return super().get_traces(start_frame, end_frame, channel_indices)
+        if channel_indices is None:
+            channel_indices = slice(None)
         traces = self.parent_recording_segment.get_traces(start_frame, end_frame, slice(None))
-        referenced = _common_reference(traces, operator=self.operator, axis=0)
+        referenced = _common_reference(traces, operator=self.operator, axis=0, **self.options)
         return _as_output(referenced[:, channel_indices], self.dtype)
 
 
+def _reference_options(recording, segment) -> dict | None:
+    """dspk.common_reference's options for a SpikeInterface reference, or None for the
+    forms dspk has not (a reference set per group, a single channel per group) and for a
+    local reference whose neighbours would differ from SpikeInterface's (ties in distance
+    taken in another order)."""
+    chosen, refs = segment.group_indices, segment.ref_channel_indices
+    if chosen is not None:
+        if segment.reference != "global" or refs is not None:
+            return None
+        return dict(groups=[np.asarray(group) for group in chosen])
+    if segment.reference == "local":
+        options = dict(reference="local", radius=tuple(recording._kwargs["local_radius"]),
+                       min_neighbours=recording._kwargs["min_local_neighbors"],
+                       positions=recording.get_channel_locations())
+        table = _annulus(options["positions"], *options["radius"], options["min_neighbours"])
+        theirs = segment.local_kernel != 0
+        ours = np.zeros_like(theirs)
+        for channel, row in enumerate(table):
+            ours[channel, row[row >= 0]] = True
+        return options if np.array_equal(ours, theirs) else None
+    if refs is None:
+        return {}
+    return dict(reference="single", ref_channels=np.asarray(refs))
+
+
 class CommonReferenceRecording(_ComputedByDspk, _SiCommonReferenceRecording):
-    """SpikeInterface's ``CommonReferenceRecording``, its global reference computed by dspk."""
+    """SpikeInterface's ``CommonReferenceRecording``, its reference computed by dspk."""
 
     segment_class = _ReferenceSegment
+
+    def __init__(self, recording, *args, **kwargs):
+        super().__init__(recording, *args, **kwargs)
+        for segment in self.segments:
+            segment.options = _reference_options(self, segment)
 
 
 class _PhaseShiftSegment(_SiPhaseShiftSegment):
