@@ -77,6 +77,7 @@ def _random_chunks(rng, n: int, pieces: int) -> tuple[int, ...]:
     return tuple(int(v) for v in np.diff(np.r_[0, cuts, n]))
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("padtype,padlen", [("odd", None), ("even", 40), ("constant", 5),
                                             (None, None)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -109,6 +110,7 @@ def test_filtfilt_is_exact_at_any_chunking(client, padtype, cutoff, tolerance, r
     assert rel_l2(y.compute(), signal.filtfilt(b, a, x, axis=0, padtype=padtype)) <= tolerance
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("irlen", [None, 70])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("axis", [-1, 0])

@@ -159,6 +159,7 @@ DESTRIPINGS = {
 }
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
 @pytest.mark.parametrize("name", DESTRIPINGS)
 @pytest.mark.parametrize("shuffled", [False, True], ids=["depth-order", "shuffled"])

@@ -318,6 +318,7 @@ def test_phase_shift(runtime, variant, dtype, channels, samples, axis, order, ma
     check_phase_shift(runtime, variant, x, x64, axis, margin, rng)
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize(("runtime", "variant"), variant_params("phase_shift"))
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("channels", "samples", "axis"), [(3, 1000, -1), (384, 61, 0)])
