@@ -51,6 +51,7 @@ def _outputs(backend, result) -> list[np.ndarray]:
             for r in results if r is not None]
 
 
+@pytest.mark.pairwise
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("op", sorted(OPERATIONS))
 @pytest.mark.parametrize("runtime", runtimes_under_test())
