@@ -8,12 +8,12 @@ import pickle
 import numpy as np
 import pytest
 
+from dspk.testing.conformance.test_bad_channels import probe, spikeinterface_recording
+from dspk.testing.conformance.test_bad_channels import recording as kit_recording
+
 si = pytest.importorskip("spikeinterface.core")
 spre = pytest.importorskip("spikeinterface.preprocessing")
 dspk_si = pytest.importorskip("dspk.spikeinterface")
-
-from dspk.testing.conformance.test_bad_channels import probe  # noqa: E402
-from dspk.testing.conformance.test_bad_channels import recording as kit_recording  # noqa: E402
 
 FS = 30000.0
 
@@ -205,21 +205,13 @@ def test_interpolate_bad_channels_gives_spikeinterface_traces(dtype, name):
 
 
 def recording_with_bad_channels(dtype):
-    """The conformance kit's probe recording (scaled to microvolts) with a dead and a
-    noisy channel."""
-    probeinterface = pytest.importorskip("probeinterface")
+    """The conformance kit's probe recording (in microvolts) with a dead and a noisy
+    channel."""
     positions = probe(2, 16)
     traces = kit_recording(np.random.default_rng(5), positions, 30000)
     traces[3] *= 0.01
     traces[17] *= 30
-    rec = si.NumpyRecording(traces.T.astype(dtype), sampling_frequency=FS)
-    contacts = probeinterface.Probe(ndim=2, si_units="um")
-    contacts.set_contacts(positions=positions, shapes="square", shape_params=dict(width=12))
-    contacts.set_device_channel_indices(np.arange(len(positions)))
-    rec.set_probe(contacts)
-    rec.set_channel_gains(1.0)
-    rec.set_channel_offsets(0.0)
-    return rec
+    return spikeinterface_recording(traces, positions, dtype)
 
 
 @pytest.mark.filterwarnings("ignore:over a third of the channels are bad")

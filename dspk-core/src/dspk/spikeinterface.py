@@ -184,11 +184,12 @@ class _ReferenceSegment(_SiReferenceSegment):
         return _as_output(referenced[:, channel_indices], self.dtype)
 
 
-def _reference_options(recording, segment) -> dict | None:
-    """dspk.common_reference's options for a SpikeInterface reference, or None for the
-    forms dspk has not (a reference set per group, a single channel per group) and for a
-    local reference whose neighbours would differ from SpikeInterface's (ties in distance
-    taken in another order)."""
+def _reference_options(recording) -> dict | None:
+    """dspk.common_reference's options for a SpikeInterface reference (its segments share
+    them), or None for the forms dspk has not (a reference set per group, a single channel
+    per group) and for a local reference whose neighbours would differ from
+    SpikeInterface's (ties in distance taken in another order)."""
+    segment = recording.segments[0]
     chosen, refs = segment.group_indices, segment.ref_channel_indices
     if chosen is not None:
         if segment.reference != "global" or refs is not None:
@@ -201,8 +202,8 @@ def _reference_options(recording, segment) -> dict | None:
         table = _annulus(options["positions"], *options["radius"], options["min_neighbours"])
         theirs = segment.local_kernel != 0
         ours = np.zeros_like(theirs)
-        for channel, row in enumerate(table):
-            ours[channel, row[row >= 0]] = True
+        channels, slots = np.nonzero(table >= 0)
+        ours[channels, table[channels, slots]] = True
         return options if np.array_equal(ours, theirs) else None
     if refs is None:
         return {}
@@ -216,8 +217,9 @@ class CommonReferenceRecording(_ComputedByDspk, _SiCommonReferenceRecording):
 
     def __init__(self, recording, *args, **kwargs):
         super().__init__(recording, *args, **kwargs)
+        options = _reference_options(self)
         for segment in self.segments:
-            segment.options = _reference_options(self, segment)
+            segment.options = options
 
 
 class _PhaseShiftSegment(_SiPhaseShiftSegment):
@@ -330,8 +332,9 @@ class _InterpolatedByDspk(_ComputedByDspk):
         if len(self._kwargs["bad_channel_ids"]) == recording.get_num_channels():
             raise ValueError("bad_channel_ids names every channel; there is no good channel "
                              "to interpolate from")
+        positions = recording.get_channel_locations()
         for segment in self.segments:
-            segment.positions = recording.get_channel_locations()
+            segment.positions = positions
 
 
 class InterpolateBadChannelsRecording(_InterpolatedByDspk, _SiInterpolate):

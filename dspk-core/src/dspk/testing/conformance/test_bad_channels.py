@@ -286,11 +286,11 @@ def test_interpolate_bad_channels_given_weights_and_none_bad(runtime, rng):
 
 # --- against SpikeInterface --------------------------------------------------------------
 
-def spikeinterface_recording(x64, positions):
-    """A NumpyRecording in microvolts (gain 1) of float32 traces with a probe."""
+def spikeinterface_recording(x64, positions, dtype=np.float32):
+    """A NumpyRecording in microvolts (gain 1) of ``dtype`` traces with a probe."""
     core = pytest.importorskip("spikeinterface.core")
     probeinterface = pytest.importorskip("probeinterface")
-    rec = core.NumpyRecording(x64.T.astype(np.float32), FS)
+    rec = core.NumpyRecording(x64.T.astype(dtype), FS)
     probe_ = probeinterface.Probe(ndim=2)
     probe_.set_contacts(positions, shapes="circle", shape_params={"radius": 5})
     probe_.set_device_channel_indices(np.arange(len(positions)))
