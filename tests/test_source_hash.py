@@ -1,6 +1,7 @@
 """package_source_hash: a module's source and that of every module of its package it
 imports, however indirectly; and every cpu variant's source is it."""
 
+import copy
 import importlib
 import sys
 import textwrap
@@ -59,6 +60,24 @@ def test_modules_not_imported_and_package_inits_leave_the_hash_alone(kit):
     for path in ("aside.py", "__init__.py", "inner/__init__.py"):
         (kit / path).write_text((kit / path).read_text() + "# changed\n")
     assert package_source_hash(entry) == before
+
+
+def test_a_loader_without_get_source_is_read_from_the_file(kit, monkeypatch):
+    """As pytest's assertion rewriter loads a module that ``pytest path/to/module.py`` collects."""
+    entry = importlib.import_module("kit.entry")
+    expected = package_source_hash(entry)
+    find_spec = importlib.util.find_spec
+
+    def without_get_source(name, *args):
+        spec = copy.copy(find_spec(name, *args))
+        if spec is not None:
+            spec.loader = object()
+        return spec
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_get_source)
+    assert package_source_hash(entry) == expected
+    (kit / "leaf.py").write_text("ONE = 10\n")
+    assert package_source_hash(entry) != expected
 
 
 def test_a_function_stands_for_its_module(kit):

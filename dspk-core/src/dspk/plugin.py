@@ -388,9 +388,19 @@ def package_source_hash(code: Any) -> str:
         spec = importlib.util.find_spec(name)
         if spec is None:  # named by a string's line that reads as an import
             continue
-        sources[name] = spec.loader.get_source(name)
+        sources[name] = _source(spec)
         pending += _imports_within(sources[name], spec.parent, top)
     return source_hash(*(sources[name] for name in sorted(sources)))
+
+
+def _source(spec) -> str:
+    """A module's source text: its loader's, else its file's (a loader such as pytest's
+    assertion rewriter, which imports the modules pytest collects, gives none)."""
+    get_source = getattr(spec.loader, "get_source", None)
+    if get_source is not None:
+        return get_source(spec.name)
+    with open(spec.origin, "rb") as file:
+        return importlib.util.decode_source(file.read())
 
 
 #: The core package of host-side algorithms runtimes share (:func:`package_source_hash`
