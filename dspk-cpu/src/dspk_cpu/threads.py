@@ -41,6 +41,25 @@ def threads() -> int:
         return os.cpu_count() or 1
 
 
+#: Input bytes from which pocketfft's threads pay for starting: below about this, a
+#: transform of all rows on the calling thread is faster (measured on two cores:
+#: 32x1024 float32 takes 36 us on one thread, 84 us on two; 32x4096 float64, 323 us
+#: against 224 us).
+FFT_THREADS_FROM = 1 << 19
+
+
+def fft_workers(nbytes: int) -> int:
+    """pocketfft threads for a transform of ``nbytes`` of input: one below
+    :data:`FFT_THREADS_FROM`, else :func:`threads`. The count never changes a result.
+
+    Examples
+    --------
+    >>> fft_workers(1000)
+    1
+    """
+    return 1 if nbytes < FFT_THREADS_FROM else threads()
+
+
 def use_numba_threads(at_most: int | None = None) -> int:
     """Set how many threads numba's next parallel kernels run on, and return it:
     :func:`threads`, no more than numba's pool (``NUMBA_NUM_THREADS``) or ``at_most``."""

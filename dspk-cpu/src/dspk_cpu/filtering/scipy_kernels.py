@@ -21,7 +21,7 @@ from scipy.signal._sosfilt import _sosfilt
 
 from dspk_cpu import memory
 from dspk_cpu.layout import channels_index, samples_index
-from dspk_cpu.threads import on_channel_slices, threads
+from dspk_cpu.threads import fft_workers, on_channel_slices
 
 OnePass = Callable[[np.ndarray, int, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -227,12 +227,13 @@ def filtfilt_one_thread(b, a, x, axis, padtype, padlen, zi):
 
 
 def convolve_fft(x, h, axis):
-    """Full convolution by one real FFT of a fast length, on all threads (pocketfft's own
-    functions: scipy.fft's backend dispatch costs 1.4 us a transform on small arrays)."""
+    """Full convolution by one real FFT of a fast length, on all threads (one for a small
+    signal; pocketfft's own functions: scipy.fft's backend dispatch costs 1.4 us a
+    transform on small arrays)."""
     length = x.shape[axis] + h.shape[1] - 1
     size = fft.next_fast_len(length, real=True)
     taps = h if axis == 1 else h.T
-    workers = threads()
+    workers = fft_workers(x.nbytes)
     spectrum = (_pocketfft.rfft(x, size, axis, None, False, workers)
                 * _pocketfft.rfft(taps, size, axis, None, False, workers))
     y = _pocketfft.irfft(spectrum, size, axis, None, True, workers)

@@ -13,7 +13,7 @@ from scipy import fft, signal
 
 from dspk_cpu import memory
 from dspk_cpu.layout import channels_index, samples_index
-from dspk_cpu.threads import by_channel_slices, on_channel_slices, threads
+from dspk_cpu.threads import by_channel_slices, fft_workers, on_channel_slices
 
 
 def _empty(x: np.ndarray, axis: int, samples: int) -> np.ndarray:
@@ -53,8 +53,9 @@ def _spectral(x: np.ndarray, axis: int, num: int, weights: np.ndarray,
 
 
 def resample_whole(x, axis, num, weights):
-    """The ``resample`` kernel: one batched FFT of all channels, on all threads."""
-    return _spectral(x, axis, num, weights, threads())
+    """The ``resample`` kernel: one batched FFT of all channels, on all threads (one for a
+    small signal)."""
+    return _spectral(x, axis, num, weights, fft_workers(x.nbytes))
 
 
 def resample_slices(x, axis, num, weights):

@@ -22,7 +22,7 @@ from scipy.fft import _pocketfft
 from dspk.plugin import layout_of
 from dspk_cpu import compiling, memory
 from dspk_cpu.spectral import halfsize
-from dspk_cpu.threads import on_channel_slices, threads
+from dspk_cpu.threads import fft_workers, on_channel_slices
 
 #: Samples (channels x FFT length) per group of channels transformed together.
 GROUP_SAMPLES = 1 << 21
@@ -113,9 +113,10 @@ def _run_groups(view, time_axis, out, n, part, workers, at_least):
 
 
 def analytic_groups(x, axis, n):
-    """Groups of channels one after another, each FFT shared by pocketfft's threads."""
+    """Groups of channels one after another, each FFT shared by pocketfft's threads (one
+    thread for a small signal)."""
     view, time_axis, out, result = _in_memory_order(x, axis, n)
-    workers = threads()
+    workers = fft_workers(x.nbytes)
     _run_groups(view, time_axis, out, n, slice(0, view.shape[1 - time_axis]), workers,
                 4 * workers)
     return result

@@ -15,7 +15,7 @@ import numpy as np
 from dspk.kernel_support.segments import averaged_products, channel_rows, weighted
 from dspk_cpu.layout import channel_major
 from dspk_cpu.spectral.segments import BLOCK_ELEMENTS, spectra
-from dspk_cpu.threads import on_channel_slices, threads
+from dspk_cpu.threads import fft_workers, on_channel_slices
 
 
 def _same_length(vx: np.ndarray, vy: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -35,9 +35,11 @@ def _averaged(vx, vy, window, step, nfft, detrend, sides, average, workers):
 
 
 def csd_frame_blocks(x, y, axis, window, step, nfft, detrend, sides, weights, average):
-    """All channels at once, pocketfft on all threads; blocks of segments (mean) or channels."""
+    """All channels at once, pocketfft on all threads (one for a small signal); blocks of
+    segments (mean) or channels."""
     vx, vy = _same_length(channel_major(x, axis), None if y is None else channel_major(y, axis))
-    p = _averaged(vx, vy, window, step, nfft, detrend, sides, average, threads())
+    workers = fft_workers(vx.nbytes + (0 if vy is None else vy.nbytes))
+    p = _averaged(vx, vy, window, step, nfft, detrend, sides, average, workers)
     return channel_major(weighted(np, p, weights, y is not None), axis)
 
 

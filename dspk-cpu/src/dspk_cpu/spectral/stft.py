@@ -9,7 +9,7 @@ from dspk.kernel_support import segments
 from dspk.kernel_support.segments import bin_count, segment_count
 from dspk_cpu.layout import channel_major
 from dspk_cpu.spectral.segments import extended, spectra
-from dspk_cpu.threads import on_channel_slices, threads
+from dspk_cpu.threads import fft_workers, on_channel_slices
 
 
 def _segment_values(v, window, step, nfft, detrend, sides, boundary, pad, weights, value,
@@ -28,9 +28,9 @@ def _frequency_along(out, axis):
 
 
 def stft_whole(x, axis, window, step, nfft, detrend, sides, boundary, pad, weights, value):
-    """All channels at once, pocketfft on all threads."""
+    """All channels at once, pocketfft on all threads (one for a small signal)."""
     out = _segment_values(channel_major(x, axis), window, step, nfft, detrend, sides,
-                          boundary, pad, weights, value, threads())
+                          boundary, pad, weights, value, fft_workers(x.nbytes))
     return _frequency_along(out, axis)
 
 
@@ -76,8 +76,8 @@ def _inverse(z, window, step, nfft, sides, divisor, trim, workers):
 
 
 def istft_whole(z, window, step, nfft, sides, divisor, trim):
-    """All channels at once, pocketfft on all threads."""
-    return _inverse(z, window, step, nfft, sides, divisor, trim, threads())
+    """All channels at once, pocketfft on all threads (one for a small signal)."""
+    return _inverse(z, window, step, nfft, sides, divisor, trim, fft_workers(z.nbytes))
 
 
 def istft_channel_threads(z, window, step, nfft, sides, divisor, trim):
