@@ -12,7 +12,7 @@ from __future__ import annotations
 import ducc0
 import numpy as np
 
-from dspk_cpu.threads import threads
+from dspk_cpu.threads import fft_workers
 
 #: ducc0's ``inorm`` (0: none, 1: 1/sqrt(n), 2: 1/n) of a forward transform by ``norm``.
 _FORWARD = {"backward": 0, "ortho": 1, "forward": 2}
@@ -23,7 +23,7 @@ _INVERSE = {"backward": 2, "ortho": 1, "forward": 0}
 def transform(x, axis, n, kind, norm):
     """scipy.fft's ``kind`` ("rfft", "irfft", "fft" or "ifft") of ``x`` along ``axis``
     with ``n`` points (the input cropped or zero-padded as scipy's) and ``norm``, on
-    the runtime's threads.
+    the runtime's threads (one for a small signal).
 
     Examples
     --------
@@ -36,7 +36,7 @@ def transform(x, axis, n, kind, norm):
     >>> bool(np.allclose(transform(y, 1, 9, "irfft", "backward"), x))
     True
     """
-    workers = threads()
+    workers = fft_workers(x.nbytes)
     if kind == "rfft":
         return ducc0.fft.r2c(_fitted(x, axis, n), axes=(axis,), inorm=_FORWARD[norm],
                              nthreads=workers)
