@@ -369,3 +369,77 @@ def test_the_backend_reports_the_platform(standin):
     limits = cuda_standin.device.PLATFORMS[standin.platform]
     assert standin.fingerprint()["warp_size"] == str(limits.warp_size)
     assert limits.name in standin.device()
+
+
+def test_a_gpu_tensor_of_another_library_is_computed_on_over_its_memory(standin, cpu):
+    """A torch CUDA tensor's double (:mod:`cuda_standin.tensors`): the runtime of its
+    platform takes it over its memory, and a result goes back to the library over the
+    runtime's memory; no host copy either way."""
+    from cuda_standin.tensors import Tensor
+
+    from dspk.arrays import DeviceLibrary
+
+    host = np.random.default_rng(0).standard_normal((3, 64)).astype(np.float32)
+    tensor = Tensor(standin.asarray(host))
+    library = DeviceLibrary.of(tensor)
+    assert library is not None and library.platform == standin.platform
+    taken = library.take(tensor, standin)
+    assert standin.is_native(taken) and np.shares_memory(taken._host, tensor.storage._host)
+    result = taken * 2
+    back = library.give(result, standin)
+    assert isinstance(back, Tensor) and back.storage is result
+    np.testing.assert_array_equal(standin.to_numpy(back.storage), 2 * host)
+    # Copied to the device where another runtime (cpu) computed the result.
+    from_cpu = library.give(2 * host, cpu)
+    assert isinstance(from_cpu, Tensor) and standin.is_native(from_cpu.storage)
+    np.testing.assert_array_equal(standin.to_numpy(from_cpu.storage), 2 * host)
+
+
+def test_a_gpu_tensor_without_a_runtime_of_its_platform_says_what_to_install(standin):
+    from cuda_standin.tensors import Tensor
+
+    from dspk.arrays import DeviceLibrary
+    from dspk.registry import registry
+
+    tensor = Tensor(standin.asarray(np.ones((2, 8), np.float32)))
+    library = DeviceLibrary.of(tensor)
+    if standin.platform in registry().names():
+        pytest.skip(f"the {standin.platform} runtime is installed here: it reads the tensor")
+    with pytest.raises(TypeError, match=rf"pip install dspk\[{standin.platform}\]"):
+        library.to_numpy(tensor)
+
+
+def test_a_gpu_tensor_runs_on_its_platforms_runtime_without_the_host(request, monkeypatch):
+    """Through dspk's public functions: the runtime opens through the registry on the
+    stand-in (tests/cuda_standin/conformance.sh), takes the tensor and gives back one,
+    with no signal-sized copy to the host on the way; the cpu runtime reads a host copy."""
+    platform = request.config.getoption("cuda_standin", default=None)
+    if platform is None:
+        pytest.skip("needs the runtime opened through dspk's registry: --cuda-standin "
+                    "(tests/cuda_standin/conformance.sh)")
+    from cuda_standin.tensors import Tensor
+
+    import dspk
+    from dspk.testing import TOLERANCE, open_backend, rel_l2
+
+    backend = open_backend(platform)
+    host = np.random.default_rng(1).standard_normal((4, 3000)).astype(np.float32)
+    tensor = Tensor(backend.asarray(host))
+    sos = signal.butter(3, [0.02, 0.3], "bandpass", output="sos")
+    original = backend.to_numpy
+
+    def small_reads_only(x):
+        out = original(x)
+        assert out.nbytes <= 4096, f"a {out.shape} array went to the host"
+        return out
+
+    monkeypatch.setattr(backend, "to_numpy", small_reads_only)
+    y = dspk.sosfiltfilt(sos, tensor, runtime=platform)
+    monkeypatch.setattr(backend, "to_numpy", original)
+    assert isinstance(y, Tensor) and backend.is_native(y.storage)
+    expected = signal.sosfiltfilt(sos, host.astype(np.float64))
+    assert rel_l2(backend.to_numpy(y.storage), expected) <= TOLERANCE[np.float32]
+    # On another runtime: a host copy through the platform's runtime, the result sent back.
+    z = dspk.sosfiltfilt(sos, tensor, runtime="cpu")
+    assert isinstance(z, Tensor) and backend.is_native(z.storage)
+    assert rel_l2(backend.to_numpy(z.storage), expected) <= TOLERANCE[np.float32]

@@ -32,6 +32,7 @@ from cuda_standin import arrays, device, emulation
 def make(platform: str = "cuda") -> types.ModuleType:
     """The stand-in ``cupy`` module for ``platform``."""
     limits = device.PLATFORMS[platform]
+    arrays.DLPACK_DEVICE_TYPE = {"cuda": 2, "hip": 10}[platform]
     cupy = types.ModuleType("cupy", f"CuPy's stand-in on the host CPU ({platform})")
     cupy.__dict__.update(arrays.OWN)
     cupy.__getattr__ = arrays.numpy_name  # any other NumPy name, on device arrays

@@ -73,6 +73,25 @@ def _advanced(key) -> bool:
     return any(isinstance(k, (np.ndarray, list)) for k in keys)
 
 
+#: DLPack's device type of the device's memory: kDLCUDA (2), or kDLROCM (10) once
+#: :func:`cuda_standin.make` has made the hip stand-in.
+DLPACK_DEVICE_TYPE = 2
+
+
+class _HostMemory:
+    """A DLPack producer of the stand-in's device memory, shown to NumPy as the host
+    memory it is."""
+
+    def __init__(self, producer):
+        self.producer = producer
+
+    def __dlpack__(self, **kwargs):
+        return self.producer.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
 def _poisoned(host: np.ndarray) -> np.ndarray:
     if host.dtype.kind in "fciu" and host.size:
         host.reshape(-1, order="A").view(np.uint8)[...] = 0xFF
@@ -107,6 +126,12 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):  # noqa: N801  (CuPy's name)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(_IMPLICIT)
+
+    def __dlpack__(self, **kwargs):
+        return self._host.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (DLPACK_DEVICE_TYPE, 0)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         out = kwargs.get("out")
@@ -240,6 +265,16 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     return np.asarray(a, order=order)
 
 
+def from_dlpack(x):
+    """Another library's array in the device's memory, over the same memory, as CuPy's
+    ``from_dlpack``; an array in any other memory is refused, as CuPy refuses it."""
+    device_type = x.__dlpack_device__()[0]
+    if device_type != DLPACK_DEVICE_TYPE:
+        raise BufferError(f"the array is in DLPack device type {device_type}, not this "
+                          f"device's ({DLPACK_DEVICE_TYPE})")
+    return ndarray(np.from_dlpack(_HostMemory(x)))
+
+
 def empty(shape, dtype=float, order="C"):
     """A new device array filled with 0xFF bytes."""
     return ndarray(_poisoned(np.empty(shape, dtype, order)))
@@ -265,7 +300,8 @@ FFT = types.SimpleNamespace(**{name: _function(getattr(scipy.fft, name)) for nam
 
 #: What the stand-in defines itself; any other NumPy name becomes a device function.
 OWN = {"ndarray": ndarray, "asarray": asarray, "asanyarray": asarray, "array": array,
-       "ascontiguousarray": ascontiguousarray, "asnumpy": asnumpy, "empty": empty,
+       "ascontiguousarray": ascontiguousarray, "asnumpy": asnumpy, "from_dlpack": from_dlpack,
+       "empty": empty,
        "empty_like": empty_like, "result_type": result_type, "fft": FFT,
        "lib": types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=as_strided))}
 

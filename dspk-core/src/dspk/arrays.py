@@ -13,13 +13,14 @@ from dspk.runtime import resolve
 __all__ = ["asarray", "to_numpy"]
 
 
-def owner(x: Any) -> Backend | HostLibrary | None:
-    """Where ``x``'s array type comes from, if not NumPy: a runtime, or a host library.
+def owner(x: Any) -> Backend | ArrayLibrary | None:
+    """Where ``x``'s array type comes from, if not NumPy: a runtime, or another library.
 
     Host data (NumPy, lists, scalars) opens no runtime; another library's
     array asks the runtimes already opened, then opens the others in turn. An
-    array in host memory that no runtime takes but that speaks DLPack (a torch
-    CPU tensor, a JAX array on the CPU) belongs to its :class:`HostLibrary`.
+    array that no runtime takes but that speaks DLPack belongs to its
+    :class:`HostLibrary` in host memory (a torch CPU tensor, a JAX array on the
+    CPU) or its :class:`DeviceLibrary` in GPU memory (a torch CUDA tensor).
 
     Examples
     --------
@@ -33,16 +34,41 @@ def owner(x: Any) -> Backend | HostLibrary | None:
     for backend in opened + [reg.probe(name).backend for name in reg.names()]:
         if backend is not None and backend.is_native(x):
             return backend
-    return HostLibrary.of(x)
+    return HostLibrary.of(x) or DeviceLibrary.of(x)
 
 
-class HostLibrary:
-    """Arrays of a library other than NumPy in host memory: torch CPU tensors, JAX
-    arrays on the CPU, any array-API array that speaks DLPack.
+#: DLPack's device type of host memory.
+DLPACK_CPU = 1
+#: DLPack's device types of GPU memory (kDLCUDA, kDLROCM), by the platform of the
+#: runtimes that take them (:attr:`dspk_cuda.backend.CupyBackend.platform`).
+DLPACK_GPUS = {2: "cuda", 10: "hip"}
 
-    An operation reads them as NumPy arrays over the same memory and gives its
-    results back as the library's arrays, over the result's memory where the
-    library allows (torch) and as a copy where it keeps its own (JAX).
+
+def _dlpack_device(x: Any) -> tuple[int, int] | None:
+    """DLPack's (device type, device number) of ``x``; None if it does not speak DLPack."""
+    device = getattr(x, "__dlpack_device__", None)
+    if device is None or not hasattr(x, "__dlpack__"):
+        return None
+    try:
+        kind, number = device()
+        return int(kind), int(number)
+    except Exception:  # a producer that cannot say: not one of these
+        return None
+
+
+def _namespace(x: Any) -> Any:
+    """The array-API namespace of ``x`` (``array_api_compat``), or None."""
+    import array_api_compat
+
+    try:
+        return array_api_compat.array_namespace(x)
+    except TypeError:  # an array type without an array-API namespace
+        return None
+
+
+class ArrayLibrary:
+    """Arrays of a library other than NumPy and the runtimes' own: how a call takes
+    them and gives its results back as theirs.
 
     Parameters
     ----------
@@ -50,30 +76,43 @@ class HostLibrary:
         The library's array-API namespace (from ``array_api_compat``).
     """
 
-    #: DLPack's device type of host memory.
-    _CPU = 1
-
     def __init__(self, namespace: Any):
         self.namespace = namespace
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """``x`` as a NumPy array."""
+        raise NotImplementedError
+
+    def asarray(self, host: np.ndarray) -> Any:
+        """A NumPy result as the library's array."""
+        raise NotImplementedError
+
+    def take(self, x: Any, backend: Backend) -> Any:
+        """``x`` as the array ``backend`` computes on: NumPy, unless the subclass says."""
+        return self.to_numpy(x)
+
+    def give(self, array: Any, backend: Backend) -> Any:
+        """A result of ``backend`` (native or NumPy) as the library's array."""
+        return self.asarray(backend.to_numpy(array) if backend.is_native(array) else array)
+
+
+class HostLibrary(ArrayLibrary):
+    """Arrays of a library other than NumPy in host memory: torch CPU tensors, JAX
+    arrays on the CPU, any array-API array that speaks DLPack.
+
+    An operation reads them as NumPy arrays over the same memory and gives its
+    results back as the library's arrays, over the result's memory where the
+    library allows (torch) and as a copy where it keeps its own (JAX).
+    """
 
     @classmethod
     def of(cls, x: Any) -> HostLibrary | None:
         """The library of ``x``, if it is an array in host memory that speaks DLPack."""
-        device = getattr(x, "__dlpack_device__", None)
-        if device is None or not hasattr(x, "__dlpack__"):
+        device = _dlpack_device(x)
+        if device is None or device[0] != DLPACK_CPU:
             return None
-        try:
-            on_host = device()[0] == cls._CPU
-        except Exception:  # a producer that cannot say: not one of these
-            return None
-        if not on_host:
-            return None
-        import array_api_compat
-
-        try:
-            return cls(array_api_compat.array_namespace(x))
-        except TypeError:  # an array type without an array-API namespace
-            return None
+        namespace = _namespace(x)
+        return None if namespace is None else cls(namespace)
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """``x`` as a NumPy array over the same memory (a copy where the library
@@ -89,6 +128,89 @@ class HostLibrary:
             return self.namespace.from_dlpack(host)
         except (BufferError, TypeError, RuntimeError, AttributeError):
             return self.namespace.asarray(host)
+
+
+class DeviceLibrary(ArrayLibrary):
+    """Arrays of a library other than the runtimes' own in GPU memory: torch CUDA
+    tensors, JAX arrays on a GPU, any array-API array that speaks DLPack from CUDA or
+    ROCm memory.
+
+    A runtime of the array's platform (``cuda`` for CUDA memory, ``hip`` for ROCm)
+    takes it over the same memory (:meth:`dspk.plugin.Backend.from_dlpack`) and its
+    results go back the same way: the data never passes through host memory. Any
+    other runtime reads a host copy, and its results go back to the array's device.
+
+    Parameters
+    ----------
+    namespace : module
+        The library's array-API namespace (from ``array_api_compat``).
+    platform : str
+        The platform of the array's memory: ``"cuda"`` or ``"hip"``.
+    device : object
+        The array's device, as its library names it.
+    """
+
+    def __init__(self, namespace: Any, platform: str, device: Any):
+        super().__init__(namespace)
+        self.platform, self.device = platform, device
+
+    @classmethod
+    def of(cls, x: Any) -> DeviceLibrary | None:
+        """The library of ``x``, if it is an array in CUDA or ROCm memory that speaks DLPack."""
+        device = _dlpack_device(x)
+        if device is None or device[0] not in DLPACK_GPUS:
+            return None
+        namespace = _namespace(x)
+        if namespace is None:
+            return None
+        import array_api_compat
+
+        return cls(namespace, DLPACK_GPUS[device[0]], array_api_compat.device(x))
+
+    def _runtime_array(self, x: Any) -> tuple[Backend, Any] | None:
+        """A runtime of this platform that can open its device, and ``x`` as its array."""
+        reg = registry()
+        backend = reg.probe(self.platform).backend if self.platform in reg.names() else None
+        native = None if backend is None else backend.from_dlpack(x)
+        return None if native is None else (backend, native)
+
+    def take(self, x: Any, backend: Backend) -> Any:
+        """``x`` over the same memory where ``backend`` takes it, else a host copy."""
+        native = backend.from_dlpack(x)
+        return self.to_numpy(x) if native is None else native
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """A host copy of ``x``: through the producer's own copy to the CPU where it makes
+        one (DLPack 1.0), else through a runtime of its platform.
+
+        Raises
+        ------
+        TypeError
+            Where neither can: no runtime of the array's platform is installed.
+        """
+        try:
+            return np.from_dlpack(x, device="cpu", copy=True)
+        except (BufferError, TypeError, RuntimeError, ValueError):
+            pass
+        found = self._runtime_array(x)
+        if found is None:
+            raise TypeError(f"this {type(x).__name__} is in {self.platform.upper()} GPU "
+                            f"memory, which dspk reads through its {self.platform} runtime: "
+                            f"install it (pip install dspk[{self.platform}]) or move the "
+                            "array to the host first") from None
+        backend, native = found
+        return backend.to_numpy(native)
+
+    def asarray(self, host: np.ndarray) -> Any:
+        """A NumPy result as the library's array, on the array's device."""
+        return self.namespace.asarray(host, device=self.device)
+
+    def give(self, array: Any, backend: Backend) -> Any:
+        """A result of ``backend`` as the library's array: over the same memory when it is
+        a native array of a runtime of this platform, else copied to the device."""
+        if backend.is_native(array) and getattr(backend, "platform", None) == self.platform:
+            return self.namespace.from_dlpack(array)
+        return super().give(array, backend)
 
 
 def to_numpy(x: Any) -> np.ndarray:

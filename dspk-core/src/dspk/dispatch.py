@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from dspk import pieces
-from dspk.arrays import HostLibrary, owner, to_numpy
+from dspk.arrays import ArrayLibrary, owner, to_numpy
 from dspk.operations import KERNELS_OF
 from dspk.plugin import ArrayTooLarge, Backend, Problem, layout_of
 from dspk.runtime import resolve
@@ -35,15 +35,15 @@ class Call:
     native_in : bool
         Whether the caller passed the runtime's native arrays (then results
         stay native).
-    origin : dspk.plugin.Backend or dspk.arrays.HostLibrary or None
+    origin : dspk.plugin.Backend or dspk.arrays.ArrayLibrary or None
         Where the caller's arrays come from when the runtime does not take
-        them as they are: another runtime, or a host library (torch, JAX);
-        results go back there. None means NumPy.
+        them as they are: another runtime, or another library (torch, JAX) in
+        host or GPU memory; results go back there. None means NumPy.
     """
 
     backend: Backend
     native_in: bool
-    origin: Backend | HostLibrary | None = None
+    origin: Backend | ArrayLibrary | None = None
 
     @classmethod
     def start(cls, runtime: str | None, x: Any, name: str, function: str | None,
@@ -70,6 +70,8 @@ class Call:
                           complex_coefficients)
         if backend.is_native(x):
             return cls(backend, True), x
+        if isinstance(origin, ArrayLibrary):
+            return cls(backend, False, origin), origin.take(x, backend)
         if origin is not None:
             return cls(backend, False, origin), origin.to_numpy(x)
         return cls(backend, False), x
@@ -101,6 +103,8 @@ class Call:
         """A result in the kind of array the caller passed."""
         if array is None or self.native_in:
             return array
+        if isinstance(self.origin, ArrayLibrary):
+            return self.origin.give(array, self.backend)
         host = self.backend.to_numpy(array)
         return host if self.origin is None else self.origin.asarray(host)
 
@@ -110,6 +114,8 @@ class Call:
         then as those)."""
         if self.native_in and not self.backend.is_native(result):
             return self.backend.asarray(np.ascontiguousarray(result))
+        if isinstance(self.origin, ArrayLibrary):
+            return self.origin.give(result, self.backend)
         return result if self.origin is None else self.origin.asarray(self.backend.to_numpy(
             result) if self.backend.is_native(result) else result)
 

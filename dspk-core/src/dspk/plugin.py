@@ -669,6 +669,18 @@ class Backend(abc.ABC):
         """
         return isinstance(x, np.ndarray)
 
+    def from_dlpack(self, x: Any) -> Any | None:
+        """Another library's array in this runtime's device memory (a torch CUDA tensor
+        on a CUDA runtime) as a native array over the same memory; None, the default,
+        where the runtime cannot take it so: the call then reads a host copy.
+
+        Parameters
+        ----------
+        x : object
+            An array that speaks DLPack (``__dlpack__`` and ``__dlpack_device__``).
+        """
+        return None
+
     def prepare(self, variant: Variant, problem: Problem) -> None:
         """Compile or warm up a kernel ahead of timing.
 

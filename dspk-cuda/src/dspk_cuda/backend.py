@@ -16,6 +16,9 @@ import numpy as np
 from dspk.plugin import Backend, Problem, Variant
 from dspk_cuda import device, sources
 
+#: DLPack's device type of each platform's GPU memory (kDLCUDA, kDLROCM).
+DLPACK_DEVICE_TYPES = {"cuda": 2, "hip": 10}
+
 #: The modules whose ``VARIANTS`` make up the runtime, one per family.
 FAMILIES = ("iir", "fir", "spectral", "framing", "resampling", "multichannel", "detection")
 
@@ -61,6 +64,13 @@ class CupyBackend(Backend):
 
     def is_native(self, x) -> bool:
         return isinstance(x, self.cupy.ndarray)
+
+    def from_dlpack(self, x):
+        """An array of another library in this platform's GPU memory (DLPack), as a CuPy
+        array over the same memory (:meth:`dspk.plugin.Backend.from_dlpack`)."""
+        if x.__dlpack_device__()[0] != DLPACK_DEVICE_TYPES[self.platform]:
+            return None
+        return self.cupy.from_dlpack(x)
 
     def prepare(self, variant: Variant, problem: Problem) -> None:
         """Compile every kernel source, then run the variant once on a small input
