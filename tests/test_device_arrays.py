@@ -72,6 +72,27 @@ def test_chain_stays_on_the_device(runtime, chain, rng, host_reads_forbidden):
         assert rel_l2(back, expected) <= 10 * TOLERANCE[np.float32]
 
 
+@pytest.mark.parametrize("runtime", [name for name in GPU_RUNTIMES if name in ("cuda", "hip")])
+def test_a_gpu_tensor_of_another_library_stays_on_the_device(runtime, rng, host_reads_forbidden):
+    """A torch CUDA tensor's double (``tests/cuda_standin/tensors.py``, over the
+    runtime's own device arrays): its platform's runtime takes it and gives one back
+    with no signal-sized copy to the host; the cpu runtime reads a host copy through
+    that runtime and sends its result back to the device."""
+    from cuda_standin.tensors import Tensor
+
+    backend = open_backend(runtime)
+    host = rng.standard_normal((4, 3000)).astype(np.float32)
+    tensor = Tensor(backend.asarray(host))
+    allow_reads = host_reads_forbidden(backend)
+    y = dspk.sosfiltfilt(SOS, tensor, runtime=runtime)
+    allow_reads()
+    expected = signal.sosfiltfilt(SOS, host.astype(np.float64))
+    z = dspk.sosfiltfilt(SOS, tensor, runtime="cpu")
+    for result in (y, z):
+        assert isinstance(result, Tensor) and backend.is_native(result.storage)
+        assert rel_l2(backend.to_numpy(result.storage), expected) <= TOLERANCE[np.float32]
+
+
 @pytest.mark.parametrize("runtime", GPU_RUNTIMES)
 @pytest.mark.parametrize("padtype", ["mean", "median", "minimum", "maximum"])
 def test_resample_poly_backgrounds_of_a_device_array(runtime, padtype, rng):

@@ -120,8 +120,10 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):  # noqa: N801  (CuPy's name)
     flags = property(lambda self: self._host.flags)
     T = property(lambda self: ndarray(self._host.T))
     mT = property(lambda self: ndarray(self._host.mT))
-    real = property(lambda self: ndarray(self._host.real))
-    imag = property(lambda self: ndarray(self._host.imag))
+    real = property(lambda self: ndarray(self._host.real),
+                    lambda self, value: setattr(self._host, "real", _operand(value)))
+    imag = property(lambda self: ndarray(self._host.imag),
+                    lambda self, value: setattr(self._host, "imag", _operand(value)))
     data = property(lambda self: types.SimpleNamespace(ptr=self._host.ctypes.data))
 
     def __array__(self, dtype=None, copy=None):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The conformance kit and tests/test_cuda_launches.py on the cuda or hip
-# runtime over the CPU stand-in of CuPy and a GPU (tests/cuda_standin), with
+# The conformance kit, tests/test_cuda_launches.py and tests/test_device_arrays.py
+# on the cuda or hip runtime over the CPU stand-in of CuPy and a GPU
+# (tests/cuda_standin), with
 # AddressSanitizer loaded so that every kernel is compiled with it: an access
 # outside any allocation, or outside the shared memory a block declared, fails
 # the test that made it.
@@ -28,4 +29,5 @@ fi
 # a default run leaves out (marked exhaustive) as well.
 exec .venv/bin/python -m pytest -p cuda_standin.plugin --cuda-standin "$platform" \
   -p no:cacheprovider --pyargs dspk.testing.conformance tests/test_cuda_launches.py \
+  tests/test_device_arrays.py \
   --dspk-runtime "$platform" -m "exhaustive or not exhaustive" "$@"

@@ -61,10 +61,12 @@ for i in 0 1; do
   tail -n 2 "$OUT/conformance-$runtime.log"
 done
 
-# The process-level faults (fork after use, read-only cache, stale lock) and
-# the library's input faults, with every runtime that opens here.
+# The process-level faults (fork after use, read-only cache, stale lock), the
+# library's input faults, and chains of device arrays and another library's GPU
+# tensors (a double over CuPy's arrays), with every runtime that opens here.
 timeout "$FAULTS_S" $PY -m pytest -q -p no:cacheprovider --tb=short -x \
-  tests/test_faults.py tests/test_input_faults.py > "$OUT/faults.log" 2>&1
+  tests/test_faults.py tests/test_input_faults.py tests/test_device_arrays.py \
+  > "$OUT/faults.log" 2>&1
 echo "faults rc=$?"; grep -E '^(FAILED|ERROR)' "$OUT/faults.log" | cut -c1-160 | head -n 10
 tail -n 1 "$OUT/faults.log"
 
