@@ -27,12 +27,14 @@ import types
 import numpy as np
 
 from cuda_standin import arrays, device, emulation
+from dspk.arrays import DLPACK_GPUS
 
 
 def make(platform: str = "cuda") -> types.ModuleType:
     """The stand-in ``cupy`` module for ``platform``."""
     limits = device.PLATFORMS[platform]
-    arrays.DLPACK_DEVICE_TYPE = {"cuda": 2, "hip": 10}[platform]
+    arrays.DLPACK_DEVICE_TYPE = next(kind for kind, name in DLPACK_GPUS.items()
+                                     if name == platform)
     cupy = types.ModuleType("cupy", f"CuPy's stand-in on the host CPU ({platform})")
     cupy.__dict__.update(arrays.OWN)
     cupy.__getattr__ = arrays.numpy_name  # any other NumPy name, on device arrays

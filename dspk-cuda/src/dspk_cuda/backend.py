@@ -13,11 +13,9 @@ from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
+from dspk.arrays import DLPACK_GPUS
 from dspk.plugin import Backend, Problem, Variant
 from dspk_cuda import device, sources
-
-#: DLPack's device type of each platform's GPU memory (kDLCUDA, kDLROCM).
-DLPACK_DEVICE_TYPES = {"cuda": 2, "hip": 10}
 
 #: The modules whose ``VARIANTS`` make up the runtime, one per family.
 FAMILIES = ("iir", "fir", "spectral", "framing", "resampling", "multichannel", "detection")
@@ -68,7 +66,7 @@ class CupyBackend(Backend):
     def from_dlpack(self, x):
         """An array of another library in this platform's GPU memory (DLPack), as a CuPy
         array over the same memory (:meth:`dspk.plugin.Backend.from_dlpack`)."""
-        if x.__dlpack_device__()[0] != DLPACK_DEVICE_TYPES[self.platform]:
+        if DLPACK_GPUS.get(x.__dlpack_device__()[0]) != self.platform:
             return None
         return self.cupy.from_dlpack(x)
 
