@@ -72,6 +72,21 @@ def test_chain_stays_on_the_device(runtime, chain, rng, host_reads_forbidden):
         assert rel_l2(back, expected) <= 10 * TOLERANCE[np.float32]
 
 
+@pytest.mark.parametrize("runtime", GPU_RUNTIMES)
+def test_a_device_array_on_the_cpu_runtime_comes_back_as_its_runtimes(runtime, rng):
+    """Another runtime's array is read on the host and the result, frequencies included,
+    goes back to that runtime."""
+    backend = open_backend(runtime)
+    host = rng.standard_normal((3, 600)).astype(np.float32)
+    native = dspk.asarray(host, runtime=runtime)
+    y = dspk.sosfilt(SOS, native, runtime="cpu")
+    f, pxx = dspk.welch(native, nperseg=128, runtime="cpu")
+    assert all(backend.is_native(result) for result in (y, f, pxx))
+    assert rel_l2(dspk.to_numpy(y), signal.sosfilt(SOS, host.astype(np.float64))) <= \
+        TOLERANCE[np.float32]
+    np.testing.assert_allclose(dspk.to_numpy(f), signal.welch(host, nperseg=128)[0], rtol=1e-6)
+
+
 #: The runtimes that take another library's GPU tensors over their memory.
 DLPACK_RUNTIMES = [name for name in GPU_RUNTIMES if name in ("cuda", "hip")] or [pytest.param(
     None, marks=pytest.mark.skip(reason="no cuda or hip runtime opens here "

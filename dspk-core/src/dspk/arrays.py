@@ -13,12 +13,13 @@ from dspk.runtime import resolve
 __all__ = ["asarray", "to_numpy"]
 
 
-def owner(x: Any) -> Backend | ArrayLibrary | None:
+def owner(x: Any) -> ArrayLibrary | None:
     """Where ``x``'s array type comes from, if not NumPy: a runtime, or another library.
 
     Host data (NumPy, lists, scalars) opens no runtime; another library's
-    array asks the runtimes already opened, then opens the others in turn. An
-    array that no runtime takes but that speaks DLPack belongs to its
+    array asks the runtimes already opened, then opens the others in turn: a
+    runtime's native array belongs to its :class:`RuntimeArrays`. An array
+    that no runtime takes but that speaks DLPack belongs to its
     :class:`HostLibrary` in host memory (a torch CPU tensor, a JAX array on the
     CPU) or its :class:`DeviceLibrary` in GPU memory (a torch CUDA tensor).
 
@@ -33,7 +34,7 @@ def owner(x: Any) -> Backend | ArrayLibrary | None:
     opened = reg.opened()
     for backend in opened + [reg.probe(name).backend for name in reg.names()]:
         if backend is not None and backend.is_native(x):
-            return backend
+            return RuntimeArrays(backend)
     return HostLibrary.of(x) or DeviceLibrary.of(x)
 
 
@@ -67,17 +68,8 @@ def _namespace(x: Any) -> Any:
 
 
 class ArrayLibrary:
-    """Arrays of a library other than NumPy and the runtimes' own: how a call takes
-    them and gives its results back as theirs.
-
-    Parameters
-    ----------
-    namespace : module
-        The library's array-API namespace (from ``array_api_compat``).
-    """
-
-    def __init__(self, namespace: Any):
-        self.namespace = namespace
+    """Arrays other than NumPy's, whoever makes them: how a call on a runtime that does
+    not take them as they are takes them, and gives its results back as theirs."""
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """``x`` as a NumPy array."""
@@ -96,6 +88,28 @@ class ArrayLibrary:
         return self.asarray(backend.to_numpy(array) if backend.is_native(array) else array)
 
 
+class RuntimeArrays(ArrayLibrary):
+    """A runtime's native arrays (CuPy's, on a call that runs on cpu): read on the host
+    and results sent back to that runtime.
+
+    Parameters
+    ----------
+    backend : dspk.plugin.Backend
+        The runtime whose native arrays these are.
+    """
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """A host copy of the runtime's array ``x``."""
+        return self.backend.to_numpy(x)
+
+    def asarray(self, host: np.ndarray) -> Any:
+        """A NumPy result as the runtime's array."""
+        return self.backend.asarray(host)
+
+
 class HostLibrary(ArrayLibrary):
     """Arrays of a library other than NumPy in host memory: torch CPU tensors, JAX
     arrays on the CPU, any array-API array that speaks DLPack.
@@ -103,7 +117,15 @@ class HostLibrary(ArrayLibrary):
     An operation reads them as NumPy arrays over the same memory and gives its
     results back as the library's arrays, over the result's memory where the
     library allows (torch) and as a copy where it keeps its own (JAX).
+
+    Parameters
+    ----------
+    namespace : module
+        The library's array-API namespace (from ``array_api_compat``).
     """
+
+    def __init__(self, namespace: Any):
+        self.namespace = namespace
 
     @classmethod
     def of(cls, x: Any) -> HostLibrary | None:
@@ -151,8 +173,7 @@ class DeviceLibrary(ArrayLibrary):
     """
 
     def __init__(self, namespace: Any, platform: str, device: Any):
-        super().__init__(namespace)
-        self.platform, self.device = platform, device
+        self.namespace, self.platform, self.device = namespace, platform, device
 
     @classmethod
     def of(cls, x: Any) -> DeviceLibrary | None:
@@ -207,8 +228,9 @@ class DeviceLibrary(ArrayLibrary):
 
     def give(self, array: Any, backend: Backend) -> Any:
         """A result of ``backend`` as the library's array: over the same memory when it is
-        a native array of a runtime of this platform, else copied to the device."""
-        if backend.is_native(array) and getattr(backend, "platform", None) == self.platform:
+        in this platform's GPU memory, else copied to the device."""
+        device = _dlpack_device(array)
+        if device is not None and DLPACK_GPUS.get(device[0]) == self.platform:
             return self.namespace.from_dlpack(array)
         return super().give(array, backend)
 

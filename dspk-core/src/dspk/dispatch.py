@@ -35,7 +35,7 @@ class Call:
     native_in : bool
         Whether the caller passed the runtime's native arrays (then results
         stay native).
-    origin : dspk.plugin.Backend or dspk.arrays.ArrayLibrary or None
+    origin : dspk.arrays.ArrayLibrary or None
         Where the caller's arrays come from when the runtime does not take
         them as they are: another runtime, or another library (torch, JAX) in
         host or GPU memory; results go back there. None means NumPy.
@@ -43,7 +43,7 @@ class Call:
 
     backend: Backend
     native_in: bool
-    origin: Backend | ArrayLibrary | None = None
+    origin: ArrayLibrary | None = None
 
     @classmethod
     def start(cls, runtime: str | None, x: Any, name: str, function: str | None,
@@ -70,10 +70,8 @@ class Call:
                           complex_coefficients)
         if backend.is_native(x):
             return cls(backend, True), x
-        if isinstance(origin, ArrayLibrary):
-            return cls(backend, False, origin), origin.take(x, backend)
         if origin is not None:
-            return cls(backend, False, origin), origin.to_numpy(x)
+            return cls(backend, False, origin), origin.take(x, backend)
         return cls(backend, False), x
 
     def take(self, array: Any, name: str) -> Any:
@@ -103,10 +101,9 @@ class Call:
         """A result in the kind of array the caller passed."""
         if array is None or self.native_in:
             return array
-        if isinstance(self.origin, ArrayLibrary):
+        if self.origin is not None:
             return self.origin.give(array, self.backend)
-        host = self.backend.to_numpy(array)
-        return host if self.origin is None else self.origin.asarray(host)
+        return self.backend.to_numpy(array)
 
     def give_back_from(self, result: Any) -> Any:
         """A result of other public functions called on the taken ``x`` (the
@@ -114,10 +111,7 @@ class Call:
         then as those)."""
         if self.native_in and not self.backend.is_native(result):
             return self.backend.asarray(np.ascontiguousarray(result))
-        if isinstance(self.origin, ArrayLibrary):
-            return self.origin.give(result, self.backend)
-        return result if self.origin is None else self.origin.asarray(self.backend.to_numpy(
-            result) if self.backend.is_native(result) else result)
+        return result if self.origin is None else self.origin.give(result, self.backend)
 
     def run(self, problem: Problem, *args: Any) -> Any:
         """Run ``problem`` with the chosen kernel variant on kernel arguments ``args``.
